@@ -13,7 +13,7 @@
 #include "kernel/history_manager.hpp"
 #include "kernel/interpreter.hpp"
 #include "kernel/kernel_options.hpp"
-#include "kernel/locked_server.hpp"
+#include "kernel/kernel_server.hpp"
 #include "kernel/python_runtime.hpp"
 #include "kernel/sigint_gate.hpp"
 #include "kernel/version.hpp"
@@ -43,7 +43,7 @@ namespace
         auto history = std::make_unique<sk::history_manager>();
         auto interpreter = std::make_unique<sk::interpreter>(*history);
         xeus::xkernel kernel(config, xeus::get_user_name(), xeus::make_context<zmq::context_t>(),
-                             std::move(interpreter), sk::make_locked_server, std::move(history));
+                             std::move(interpreter), sk::make_kernel_server, std::move(history));
         kernel.start();
         return 0;
     }

@@ -1,0 +1,30 @@
+"""Every notebook under notebooks/ runs without error in the specula kernel."""
+
+import glob
+import os
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from kernel_harness import source_path
+
+NOTEBOOKS = sorted(glob.glob(source_path("notebooks", "**", "*.ipynb"), recursive=True))
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=os.path.basename)
+def test_notebook_executes(path):
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, kernel_name="specula", timeout=600,
+                            resources={"metadata": {"path": os.path.dirname(path)}})
+    client.execute()  # raises CellExecutionError on the first failing cell
+    out_dir = os.environ["SPECULA_TEST_OUTPUT_DIR"]
+    os.makedirs(out_dir, exist_ok=True)
+    nbformat.write(nb, os.path.join(out_dir, os.path.basename(path)))
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+              if o.get("output_type") == "error"]
+    assert errors == []

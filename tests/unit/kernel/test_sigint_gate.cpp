@@ -1,0 +1,74 @@
+#include <csignal>
+
+#include <gtest/gtest.h>
+#include <pthread.h>
+
+#include "kernel/sigint_gate.hpp"
+
+namespace sk = specula::kernel;
+
+namespace
+{
+    volatile std::sig_atomic_t g_delivered = 0;
+
+    void count_sigint(int)
+    {
+        g_delivered = g_delivered + 1;
+    }
+
+    struct sigint_handler_scope
+    {
+        struct sigaction m_old{};
+
+        sigint_handler_scope()
+        {
+            struct sigaction action{};
+            action.sa_handler = count_sigint;
+            sigemptyset(&action.sa_mask);
+            sigaction(SIGINT, &action, &m_old);
+            g_delivered = 0;
+        }
+        ~sigint_handler_scope() { sigaction(SIGINT, &m_old, nullptr); }
+    };
+}
+
+TEST(sigint_gate, blocked_signal_stays_pending_and_is_discarded)
+{
+    sigint_handler_scope handler;
+    sk::block_sigint();
+    ASSERT_TRUE(sk::sigint_blocked());
+    pthread_kill(pthread_self(), SIGINT);
+    EXPECT_EQ(g_delivered, 0);
+    EXPECT_TRUE(sk::discard_pending_sigint());
+    EXPECT_FALSE(sk::discard_pending_sigint());
+}
+
+TEST(sigint_gate, window_drops_idle_interrupt_then_delivers_live_ones)
+{
+    sigint_handler_scope handler;
+    sk::block_sigint();
+    pthread_kill(pthread_self(), SIGINT); // arrives while "idle"
+    {
+        sk::sigint_window window;
+        EXPECT_FALSE(sk::sigint_blocked());
+        EXPECT_EQ(g_delivered, 0);
+        pthread_kill(pthread_self(), SIGINT); // arrives while a cell "runs"
+        EXPECT_EQ(g_delivered, 1);
+    }
+    EXPECT_TRUE(sk::sigint_blocked());
+}
+
+TEST(sigint_gate, shield_defers_delivery_until_it_ends)
+{
+    sigint_handler_scope handler;
+    sk::block_sigint();
+    sk::sigint_window window;
+    {
+        sk::sigint_shield shield;
+        EXPECT_TRUE(sk::sigint_blocked());
+        pthread_kill(pthread_self(), SIGINT);
+        EXPECT_EQ(g_delivered, 0);
+    }
+    EXPECT_EQ(g_delivered, 1);
+    EXPECT_FALSE(sk::sigint_blocked());
+}
