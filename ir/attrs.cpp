@@ -88,39 +88,60 @@ namespace specula::ir
             const bool f = is_float(s.elem);
             switch (elem)
             {
-            case dtype::bool_: store<bool>(p, f ? s.fval != 0.0 : s.ival != 0); break;
-            case dtype::int8: store<std::int8_t>(p, static_cast<std::int8_t>(s.as_int())); break;
+            case dtype::bool_:
+                store<bool>(p, f ? s.fval != 0.0 : s.ival != 0);
+                break;
+            case dtype::int8:
+                store<std::int8_t>(p, static_cast<std::int8_t>(s.as_int()));
+                break;
             case dtype::int16:
                 store<std::int16_t>(p, static_cast<std::int16_t>(s.as_int()));
                 break;
             case dtype::int32:
                 store<std::int32_t>(p, static_cast<std::int32_t>(s.as_int()));
                 break;
-            case dtype::int64: store<std::int64_t>(p, s.as_int()); break;
+            case dtype::int64:
+                store<std::int64_t>(p, s.as_int());
+                break;
             case dtype::uint8:
                 store<std::uint8_t>(p, static_cast<std::uint8_t>(s.as_int()));
                 break;
-            case dtype::float32: store<float>(p, static_cast<float>(s.as_double())); break;
-            case dtype::float64: store<double>(p, s.as_double()); break;
+            case dtype::float32:
+                store<float>(p, static_cast<float>(s.as_double()));
+                break;
+            case dtype::float64:
+                store<double>(p, s.as_double());
+                break;
             }
         }
     } // namespace
 
-    std::int64_t constant_attr::size() const { return dims.num_elements().value_or(0); }
+    std::int64_t constant_attr::size() const
+    {
+        return dims.num_elements().value_or(0);
+    }
 
     scalar constant_attr::element(std::int64_t i) const
     {
         const std::byte* p = bytes.data() + i * itemsize(elem);
         switch (elem)
         {
-        case dtype::bool_: return scalar::of_bool(load<bool>(p));
-        case dtype::int8: return scalar::of_int(elem, load<std::int8_t>(p));
-        case dtype::int16: return scalar::of_int(elem, load<std::int16_t>(p));
-        case dtype::int32: return scalar::of_int(elem, load<std::int32_t>(p));
-        case dtype::int64: return scalar::of_int(elem, load<std::int64_t>(p));
-        case dtype::uint8: return scalar::of_int(elem, load<std::uint8_t>(p));
-        case dtype::float32: return scalar::of_float(elem, load<float>(p));
-        case dtype::float64: return scalar::of_float(elem, load<double>(p));
+        case dtype::bool_:
+            return scalar::of_bool(load<bool>(p));
+        case dtype::int8:
+            return scalar::of_int(elem, load<std::int8_t>(p));
+        case dtype::int16:
+            return scalar::of_int(elem, load<std::int16_t>(p));
+        case dtype::int32:
+            return scalar::of_int(elem, load<std::int32_t>(p));
+        case dtype::int64:
+            return scalar::of_int(elem, load<std::int64_t>(p));
+        case dtype::uint8:
+            return scalar::of_int(elem, load<std::uint8_t>(p));
+        case dtype::float32:
+            return scalar::of_float(elem, load<float>(p));
+        case dtype::float64:
+            return scalar::of_float(elem, load<double>(p));
         }
         return scalar{};
     }

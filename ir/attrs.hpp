@@ -40,10 +40,7 @@ namespace specula::ir
     {
         int index = 0;
         std::string name; // for dumps and reports only
-        bool operator==(const boundary_attr& o) const
-        {
-            return index == o.index && name == o.name;
-        }
+        bool operator==(const boundary_attr& o) const { return index == o.index && name == o.name; }
     };
 
     // Elements in C order, native byte order, itemsize(elem) bytes each.
@@ -190,7 +187,7 @@ namespace specula::ir
     };
 
     using attribute =
-        std::variant<none_attr, boundary_attr, constant_attr, cast_attr, reduce_attr,
-                     shape_attr, perm_attr, axes_attr, axis_attr, slice_attr, fill_attr,
-                     arange_attr, eye_attr, loop_attr, call_attr, assert_attr>;
+        std::variant<none_attr, boundary_attr, constant_attr, cast_attr, reduce_attr, shape_attr,
+                     perm_attr, axes_attr, axis_attr, slice_attr, fill_attr, arange_attr, eye_attr,
+                     loop_attr, call_attr, assert_attr>;
 } // namespace specula::ir

@@ -167,7 +167,10 @@ namespace specula::ir
         return single(create(code, {a, b}, none_attr{}));
     }
 
-    value_id builder::cast(value_id x, dtype to) { return single(create(op::CAST, {x}, cast_attr{to})); }
+    value_id builder::cast(value_id x, dtype to)
+    {
+        return single(create(op::CAST, {x}, cast_attr{to}));
+    }
     value_id builder::where(value_id c, value_id a, value_id b)
     {
         return single(create(op::WHERE, {c, a, b}, none_attr{}));
@@ -176,9 +179,18 @@ namespace specula::ir
     {
         return single(create(op::CLIP, {x, lo, hi}, none_attr{}));
     }
-    value_id builder::matmul(value_id a, value_id b) { return single(create(op::MATMUL, {a, b}, none_attr{})); }
-    value_id builder::dot(value_id a, value_id b) { return single(create(op::DOT, {a, b}, none_attr{})); }
-    value_id builder::outer(value_id a, value_id b) { return single(create(op::OUTER, {a, b}, none_attr{})); }
+    value_id builder::matmul(value_id a, value_id b)
+    {
+        return single(create(op::MATMUL, {a, b}, none_attr{}));
+    }
+    value_id builder::dot(value_id a, value_id b)
+    {
+        return single(create(op::DOT, {a, b}, none_attr{}));
+    }
+    value_id builder::outer(value_id a, value_id b)
+    {
+        return single(create(op::OUTER, {a, b}, none_attr{}));
+    }
 
     value_id builder::reduce_all(op code, value_id x, bool keepdims, std::int64_t ddof)
     {
@@ -200,7 +212,10 @@ namespace specula::ir
         return single(create(code, {x}, a));
     }
 
-    value_id builder::reshape(value_id x, const shape& dims) { return single(create(op::RESHAPE, {x}, shape_attr{dims})); }
+    value_id builder::reshape(value_id x, const shape& dims)
+    {
+        return single(create(op::RESHAPE, {x}, shape_attr{dims}));
+    }
     value_id builder::transpose(value_id x, std::vector<int> perm)
     {
         return single(create(op::TRANSPOSE, {x}, perm_attr{std::move(perm)}));
@@ -221,7 +236,10 @@ namespace specula::ir
     {
         return single(create(op::CONCATENATE, xs, axis_attr{axis}));
     }
-    value_id builder::stack(const std::vector<value_id>& xs, int axis) { return single(create(op::STACK, xs, axis_attr{axis})); }
+    value_id builder::stack(const std::vector<value_id>& xs, int axis)
+    {
+        return single(create(op::STACK, xs, axis_attr{axis}));
+    }
     value_id builder::slice(value_id x, std::vector<slice_item> items)
     {
         return single(create(op::SLICE, {x}, slice_attr{std::move(items)}));
@@ -246,7 +264,10 @@ namespace specula::ir
     {
         return single(create(op::MASK_UPDATE, {x, mask, v}, none_attr{}));
     }
-    value_id builder::fill(value_id x, value_id v) { return single(create(op::FILL, {x, v}, none_attr{})); }
+    value_id builder::fill(value_id x, value_id v)
+    {
+        return single(create(op::FILL, {x, v}, none_attr{}));
+    }
     value_id builder::zeros(const shape& dims, dtype elem)
     {
         return single(create(op::ZEROS, {}, fill_attr{dims, elem, scalar::of_int(elem, 0)}));
@@ -259,7 +280,8 @@ namespace specula::ir
     {
         return single(create(op::FULL, {}, fill_attr{dims, elem, v}));
     }
-    value_id builder::arange(const scalar& start, const scalar& step, std::int64_t count, dtype elem)
+    value_id builder::arange(const scalar& start, const scalar& step, std::int64_t count,
+                             dtype elem)
     {
         return single(create(op::ARANGE, {}, arange_attr{start, step, count, elem}));
     }
@@ -267,7 +289,10 @@ namespace specula::ir
     {
         return single(create(op::EYE, {}, eye_attr{rows, cols, k, elem}));
     }
-    value_id builder::shape_dim(value_id x, int axis) { return single(create(op::SHAPE_DIM, {x}, axis_attr{axis})); }
+    value_id builder::shape_dim(value_id x, int axis)
+    {
+        return single(create(op::SHAPE_DIM, {x}, axis_attr{axis}));
+    }
 
     void builder::assert_true(value_id cond, std::uint32_t exit_id, std::string reason)
     {
@@ -282,7 +307,9 @@ namespace specula::ir
     value_id builder::arg(region_id r, int index) const
     {
         const auto& args = p_graph->get_region(r).args;
-        return index >= 0 && static_cast<size_t>(index) < args.size() ? args[static_cast<size_t>(index)] : no_id;
+        return index >= 0 && static_cast<size_t>(index) < args.size()
+                   ? args[static_cast<size_t>(index)]
+                   : no_id;
     }
 
     void builder::set_results(region_id r, std::vector<value_id> results)
@@ -293,7 +320,8 @@ namespace specula::ir
         }
     }
 
-    std::vector<value_id> builder::if_else(value_id cond, region_id then_region, region_id else_region)
+    std::vector<value_id> builder::if_else(value_id cond, region_id then_region,
+                                           region_id else_region)
     {
         return create(op::IF, {cond}, none_attr{}, {then_region, else_region});
     }
@@ -314,7 +342,8 @@ namespace specula::ir
         return create(op::LOOP, std::move(inputs), attr, {body});
     }
 
-    std::vector<value_id> builder::call(const std::string& callee, const std::vector<value_id>& args,
+    std::vector<value_id> builder::call(const std::string& callee,
+                                        const std::vector<value_id>& args,
                                         std::optional<std::vector<value_type>> result_types)
     {
         const module* m = p_graph->parent_module();

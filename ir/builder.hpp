@@ -104,8 +104,7 @@ namespace specula::ir
         region_id new_region(const std::vector<value_type>& arg_types = {});
         value_id arg(region_id r, int index) const;
         void set_results(region_id r, std::vector<value_id> results);
-        std::vector<value_id> if_else(value_id cond, region_id then_region,
-                                      region_id else_region);
+        std::vector<value_id> if_else(value_id cond, region_id then_region, region_id else_region);
         // trip_count / cond may be no_id according to attr. The body's args are
         // (iteration int64[], carried...), its results ([cond_next] carried_next...).
         std::vector<value_id> loop(const loop_attr& attr, value_id trip_count, value_id cond,

@@ -32,14 +32,22 @@ namespace specula::ir
         {
             switch (t)
             {
-            case dtype::bool_: return {kind::b, 1};
-            case dtype::int8: return {kind::i, 1};
-            case dtype::int16: return {kind::i, 2};
-            case dtype::int32: return {kind::i, 4};
-            case dtype::int64: return {kind::i, 8};
-            case dtype::uint8: return {kind::u, 1};
-            case dtype::float32: return {kind::f, 4};
-            case dtype::float64: return {kind::f, 8};
+            case dtype::bool_:
+                return {kind::b, 1};
+            case dtype::int8:
+                return {kind::i, 1};
+            case dtype::int16:
+                return {kind::i, 2};
+            case dtype::int32:
+                return {kind::i, 4};
+            case dtype::int64:
+                return {kind::i, 8};
+            case dtype::uint8:
+                return {kind::u, 1};
+            case dtype::float32:
+                return {kind::f, 4};
+            case dtype::float64:
+                return {kind::f, 8};
             }
             return {kind::f, 8};
         }
@@ -48,17 +56,24 @@ namespace specula::ir
         {
             switch (w.k)
             {
-            case kind::b: return dtype::bool_;
+            case kind::b:
+                return dtype::bool_;
             case kind::i:
                 switch (w.size)
                 {
-                case 1: return dtype::int8;
-                case 2: return dtype::int16;
-                case 4: return dtype::int32;
-                case 8: return dtype::int64;
-                default: return std::nullopt;
+                case 1:
+                    return dtype::int8;
+                case 2:
+                    return dtype::int16;
+                case 4:
+                    return dtype::int32;
+                case 8:
+                    return dtype::int64;
+                default:
+                    return std::nullopt;
                 }
-            case kind::u: return w.size == 1 ? std::optional<dtype>(dtype::uint8) : std::nullopt;
+            case kind::u:
+                return w.size == 1 ? std::optional<dtype>(dtype::uint8) : std::nullopt;
             case kind::f:
                 if (w.size == 4)
                 {
@@ -70,7 +85,10 @@ namespace specula::ir
         }
 
         // Smallest float that holds every integer of `size` bytes "safely" per NumPy.
-        int float_size_for_int(int size) { return size == 1 ? 2 : size == 2 ? 4 : 8; }
+        int float_size_for_int(int size)
+        {
+            return size == 1 ? 2 : size == 2 ? 4 : 8;
+        }
 
         wide promote_wide(wide a, wide b)
         {
@@ -105,7 +123,10 @@ namespace specula::ir
             return {kind::i, u.size * 2};
         }
 
-        int category(kind k) { return k == kind::b ? 0 : k == kind::f ? 2 : 1; }
+        int category(kind k)
+        {
+            return k == kind::b ? 0 : k == kind::f ? 2 : 1;
+        }
 
         // NumPy's min_scalar_type for an integer value; small_unsigned marks a
         // non-negative value that also fits the signed type of the same size.
@@ -147,10 +168,14 @@ namespace specula::ir
         {
             switch (o.what)
             {
-            case promotion_operand::kind::python_bool: return {kind::b, 1};
-            case promotion_operand::kind::python_int: return {kind::i, 8};
-            case promotion_operand::kind::python_float: return {kind::f, 8};
-            default: return widen(o.elem);
+            case promotion_operand::kind::python_bool:
+                return {kind::b, 1};
+            case promotion_operand::kind::python_int:
+                return {kind::i, 8};
+            case promotion_operand::kind::python_float:
+                return {kind::f, 8};
+            default:
+                return widen(o.elem);
             }
         }
 
@@ -178,8 +203,14 @@ namespace specula::ir
         }
     } // namespace
 
-    std::string_view dtype_name(dtype t) { return g_names[static_cast<int>(t)]; }
-    std::string_view dtype_short_name(dtype t) { return g_short[static_cast<int>(t)]; }
+    std::string_view dtype_name(dtype t)
+    {
+        return g_names[static_cast<int>(t)];
+    }
+    std::string_view dtype_short_name(dtype t)
+    {
+        return g_short[static_cast<int>(t)];
+    }
 
     std::optional<dtype> dtype_from_name(std::string_view name)
     {
@@ -193,15 +224,30 @@ namespace specula::ir
         return std::nullopt;
     }
 
-    int itemsize(dtype t) { return g_sizes[static_cast<int>(t)]; }
-    bool is_bool(dtype t) { return t == dtype::bool_; }
-    bool is_integer(dtype t) { return is_signed_integer(t) || is_unsigned_integer(t); }
+    int itemsize(dtype t)
+    {
+        return g_sizes[static_cast<int>(t)];
+    }
+    bool is_bool(dtype t)
+    {
+        return t == dtype::bool_;
+    }
+    bool is_integer(dtype t)
+    {
+        return is_signed_integer(t) || is_unsigned_integer(t);
+    }
     bool is_signed_integer(dtype t)
     {
         return t == dtype::int8 || t == dtype::int16 || t == dtype::int32 || t == dtype::int64;
     }
-    bool is_unsigned_integer(dtype t) { return t == dtype::uint8; }
-    bool is_float(dtype t) { return t == dtype::float32 || t == dtype::float64; }
+    bool is_unsigned_integer(dtype t)
+    {
+        return t == dtype::uint8;
+    }
+    bool is_float(dtype t)
+    {
+        return t == dtype::float32 || t == dtype::float64;
+    }
 
     dtype promote_types(dtype a, dtype b)
     {

@@ -9,7 +9,10 @@ namespace specula::ir
         return std::string(dtype_short_name(elem)) + dims.to_string();
     }
 
-    graph::graph(std::string name) : m_name(std::move(name)) { add_region({}); }
+    graph::graph(std::string name) : m_name(std::move(name))
+    {
+        add_region({});
+    }
 
     void graph::reserve_symbols(std::int32_t count)
     {
@@ -79,10 +82,11 @@ namespace specula::ir
                 out.push_back(n);
             }
         }
-        std::sort(out.begin(), out.end(), [this](node_id a, node_id b) {
-            return m_nodes[a].attr_as<boundary_attr>().index <
-                   m_nodes[b].attr_as<boundary_attr>().index;
-        });
+        std::sort(out.begin(), out.end(),
+                  [this](node_id a, node_id b) {
+                      return m_nodes[a].attr_as<boundary_attr>().index <
+                             m_nodes[b].attr_as<boundary_attr>().index;
+                  });
         return out;
     }
 
@@ -96,10 +100,11 @@ namespace specula::ir
                 out.push_back(n);
             }
         }
-        std::sort(out.begin(), out.end(), [this](node_id a, node_id b) {
-            return m_nodes[a].attr_as<boundary_attr>().index <
-                   m_nodes[b].attr_as<boundary_attr>().index;
-        });
+        std::sort(out.begin(), out.end(),
+                  [this](node_id a, node_id b) {
+                      return m_nodes[a].attr_as<boundary_attr>().index <
+                             m_nodes[b].attr_as<boundary_attr>().index;
+                  });
         return out;
     }
 
@@ -174,7 +179,7 @@ namespace specula::ir
         return false;
     }
 
-    module::module(module&& other) noexcept : m_graphs(std::move(other.m_graphs))
+    module::module(module&& other) noexcept :m_graphs(std::move(other.m_graphs))
     {
         for (auto& kv : m_graphs)
         {

@@ -35,7 +35,7 @@ namespace specula::ir
     {
         value_id id = no_id;
         value_type type;
-        node_id def = no_id;   // defining node, or no_id for a region argument
+        node_id def = no_id;      // defining node, or no_id for a region argument
         region_id region = no_id; // region the value is defined in
         std::uint32_t index = 0;  // output index in def, or argument index in region
         std::string name;         // optional hint for dumps

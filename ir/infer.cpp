@@ -27,7 +27,10 @@ namespace specula::ir
             return a == b || a.is_symbolic() || b.is_symbolic();
         }
 
-        infer_result one(value_type t) { return types{std::move(t)}; }
+        infer_result one(value_type t)
+        {
+            return types{std::move(t)};
+        }
     } // namespace detail
 
     namespace
@@ -129,14 +132,17 @@ namespace specula::ir
         {
         case op::MATMUL:
         case op::DOT:
-        case op::OUTER: return infer_linalg(req);
+        case op::OUTER:
+            return infer_linalg(req);
         case op::GATHER:
         case op::MASK_SELECT:
         case op::SLICE_UPDATE:
         case op::GATHER_UPDATE:
         case op::MASK_UPDATE:
-        case op::SHAPE_DIM: return infer_indexing(req);
-        case op::OUTPUT: return types{};
+        case op::SHAPE_DIM:
+            return infer_indexing(req);
+        case op::OUTPUT:
+            return types{};
         case op::ASSERT:
             if (req.inputs[0].elem != dtype::bool_ || req.inputs[0].dims.rank() != 0)
             {
@@ -144,8 +150,10 @@ namespace specula::ir
             }
             return types{};
         case op::INPUT:
-        case op::PARAM: return error{"boundary types are given, not inferred"};
-        default: return infer_creation(req);
+        case op::PARAM:
+            return error{"boundary types are given, not inferred"};
+        default:
+            return infer_creation(req);
         }
     }
 

@@ -22,7 +22,8 @@ namespace specula::ir::detail
             const dim kb = b.rank() == 1 ? b[0] : b[b.rank() - 2];
             if (!may_equal(ka, kb))
             {
-                return error{"contraction dims differ: " + ka.to_string() + " vs " + kb.to_string()};
+                return error{"contraction dims differ: " + ka.to_string() + " vs " +
+                             kb.to_string()};
             }
             const shape batch_a(a.rank() > 2 ? slice_dims(a, 0, a.rank() - 2) : std::vector<dim>{});
             const shape batch_b(b.rank() > 2 ? slice_dims(b, 0, b.rank() - 2) : std::vector<dim>{});
@@ -214,11 +215,13 @@ namespace specula::ir::detail
         {
             const auto& a = std::get<loop_attr>(*req.attr);
             size_t k = 0;
-            if (a.has_trip_count && (req.inputs.size() <= k || !is_scalar_of(req.inputs[k++], dtype::int64)))
+            if (a.has_trip_count &&
+                (req.inputs.size() <= k || !is_scalar_of(req.inputs[k++], dtype::int64)))
             {
                 return error{"loop trip count must be a 0-d int64"};
             }
-            if (a.has_condition && (req.inputs.size() <= k || !is_scalar_of(req.inputs[k++], dtype::bool_)))
+            if (a.has_condition &&
+                (req.inputs.size() <= k || !is_scalar_of(req.inputs[k++], dtype::bool_)))
             {
                 return error{"loop condition must be a 0-d bool"};
             }
@@ -242,10 +245,11 @@ namespace specula::ir::detail
             for (size_t i = 0; i < carried; ++i)
             {
                 const value_type& arg = req.extra[i + 1];
-                if (!refines(req.inputs[k + i], arg) || !refines(req.region_results[0][r0 + i], arg))
+                if (!refines(req.inputs[k + i], arg) ||
+                    !refines(req.region_results[0][r0 + i], arg))
                 {
-                    return error{"carried value " + std::to_string(i) + " does not fit body argument " +
-                                 arg.to_string()};
+                    return error{"carried value " + std::to_string(i) +
+                                 " does not fit body argument " + arg.to_string()};
                 }
                 out.push_back(arg);
             }
@@ -257,9 +261,12 @@ namespace specula::ir::detail
     {
         switch (req.code)
         {
-        case op::IF: return infer_if(req);
-        case op::LOOP: return infer_loop(req);
-        default: return req.extra; // CALL: the callee's output types
+        case op::IF:
+            return infer_if(req);
+        case op::LOOP:
+            return infer_loop(req);
+        default:
+            return req.extra; // CALL: the callee's output types
         }
     }
 } // namespace specula::ir::detail

@@ -21,20 +21,32 @@ namespace specula::ir
         {
             switch (c)
             {
-            case '?': return {'b', 1};
-            case 'b': return {'i', 1};
-            case 'B': return {'u', 1};
-            case 'h': return {'i', 2};
-            case 'H': return {'u', 2};
-            case 'i': return {'i', 4};
-            case 'I': return {'u', 4};
+            case '?':
+                return {'b', 1};
+            case 'b':
+                return {'i', 1};
+            case 'B':
+                return {'u', 1};
+            case 'h':
+                return {'i', 2};
+            case 'H':
+                return {'u', 2};
+            case 'i':
+                return {'i', 4};
+            case 'I':
+                return {'u', 4};
             case 'l':
-            case 'q': return {'i', 8};
+            case 'q':
+                return {'i', 8};
             case 'L':
-            case 'Q': return {'u', 8};
-            case 'e': return {'f', 2};
-            case 'f': return {'f', 4};
-            default: return {'f', 8};
+            case 'Q':
+                return {'u', 8};
+            case 'e':
+                return {'f', 2};
+            case 'f':
+                return {'f', 4};
+            default:
+                return {'f', 8};
             }
         }
 
@@ -42,14 +54,22 @@ namespace specula::ir
         {
             switch (t)
             {
-            case dtype::bool_: return '?';
-            case dtype::int8: return 'b';
-            case dtype::int16: return 'h';
-            case dtype::int32: return 'i';
-            case dtype::int64: return 'l';
-            case dtype::uint8: return 'B';
-            case dtype::float32: return 'f';
-            case dtype::float64: return 'd';
+            case dtype::bool_:
+                return '?';
+            case dtype::int8:
+                return 'b';
+            case dtype::int16:
+                return 'h';
+            case dtype::int32:
+                return 'i';
+            case dtype::int64:
+                return 'l';
+            case dtype::uint8:
+                return 'B';
+            case dtype::float32:
+                return 'f';
+            case dtype::float64:
+                return 'd';
             }
             return 'd';
         }
@@ -58,16 +78,25 @@ namespace specula::ir
         {
             switch (c)
             {
-            case '?': return dtype::bool_;
-            case 'b': return dtype::int8;
-            case 'h': return dtype::int16;
-            case 'i': return dtype::int32;
+            case '?':
+                return dtype::bool_;
+            case 'b':
+                return dtype::int8;
+            case 'h':
+                return dtype::int16;
+            case 'i':
+                return dtype::int32;
             case 'l':
-            case 'q': return dtype::int64;
-            case 'B': return dtype::uint8;
-            case 'f': return dtype::float32;
-            case 'd': return dtype::float64;
-            default: return std::nullopt; // float16, uint16..64
+            case 'q':
+                return dtype::int64;
+            case 'B':
+                return dtype::uint8;
+            case 'f':
+                return dtype::float32;
+            case 'd':
+                return dtype::float64;
+            default:
+                return std::nullopt; // float16, uint16..64
             }
         }
 
@@ -81,9 +110,12 @@ namespace specula::ir
             }
             switch (t.kind)
             {
-            case 'b': return false;
-            case 'i': return (f.kind == 'i' && t.size >= f.size) || (f.kind == 'u' && t.size > f.size);
-            case 'u': return f.kind == 'u' && t.size >= f.size;
+            case 'b':
+                return false;
+            case 'i':
+                return (f.kind == 'i' && t.size >= f.size) || (f.kind == 'u' && t.size > f.size);
+            case 'u':
+                return f.kind == 'u' && t.size >= f.size;
             default:
                 if (f.kind == 'f')
                 {
@@ -162,13 +194,15 @@ namespace specula::ir
         case op::MUL:
         case op::MAXIMUM:
         case op::MINIMUM:
-        case op::CLIP: return search(g_all, in, false);
+        case op::CLIP:
+            return search(g_all, in, false);
         case op::SIGN:
         case op::SQUARE:
         case op::RECIPROCAL:
         case op::FLOORDIV:
         case op::MOD:
-        case op::POW: return search(g_numeric, in, false);
+        case op::POW:
+            return search(g_numeric, in, false);
         case op::EXP:
         case op::EXPM1:
         case op::LOG:
@@ -179,7 +213,8 @@ namespace specula::ir
         case op::COS:
         case op::FLOOR:
         case op::CEIL:
-        case op::RINT: return search(g_floats, in, false);
+        case op::RINT:
+            return search(g_floats, in, false);
         case op::DIV:
             // Integer true division uses the double loop.
             return all_int_or_bool(in) ? std::optional<dtype>(dtype::float64)
@@ -193,15 +228,20 @@ namespace specula::ir
         case op::LOGICAL_NOT:
         case op::LOGICAL_AND:
         case op::LOGICAL_OR:
-        case op::LOGICAL_XOR: return search(g_all, in, true);
+        case op::LOGICAL_XOR:
+            return search(g_all, in, true);
         case op::BITWISE_AND:
         case op::BITWISE_OR:
-        case op::BITWISE_XOR: return search(g_bits, in, false);
+        case op::BITWISE_XOR:
+            return search(g_bits, in, false);
         case op::LEFT_SHIFT:
-        case op::RIGHT_SHIFT: return search(g_int_only, in, false);
+        case op::RIGHT_SHIFT:
+            return search(g_int_only, in, false);
         case op::MATMUL:
-        case op::OUTER: return search(g_all, in, false);
-        default: return std::nullopt;
+        case op::OUTER:
+            return search(g_all, in, false);
+        default:
+            return std::nullopt;
         }
     }
 
@@ -218,14 +258,19 @@ namespace specula::ir
             return is_float(in) ? in : dtype::int64;
         case op::MEAN:
         case op::VAR:
-        case op::STD: return is_float(in) ? in : dtype::float64;
+        case op::STD:
+            return is_float(in) ? in : dtype::float64;
         case op::MAX:
-        case op::MIN: return in;
+        case op::MIN:
+            return in;
         case op::ARGMAX:
-        case op::ARGMIN: return dtype::int64;
+        case op::ARGMIN:
+            return dtype::int64;
         case op::ANY:
-        case op::ALL: return dtype::bool_;
-        default: return std::nullopt;
+        case op::ALL:
+            return dtype::bool_;
+        default:
+            return std::nullopt;
         }
     }
 } // namespace specula::ir

@@ -34,8 +34,8 @@ namespace specula::ir::detail
             {
                 if (!may_equal(mask.dims[i], x.dims[i]))
                 {
-                    return status::error("mask dims " + mask.dims.to_string() +
-                                         " do not match " + x.dims.to_string());
+                    return status::error("mask dims " + mask.dims.to_string() + " do not match " +
+                                         x.dims.to_string());
                 }
             }
             return status::success();
@@ -68,8 +68,8 @@ namespace specula::ir::detail
         infer_result slice_update_type(const infer_request& req)
         {
             const value_type& x = req.inputs[0];
-            auto target = sliced_shape(x.dims, std::get<slice_attr>(*req.attr).items,
-                                       req.fresh_symbol);
+            auto target =
+                sliced_shape(x.dims, std::get<slice_attr>(*req.attr).items, req.fresh_symbol);
             if (!target)
             {
                 return error{target.message()};
@@ -129,10 +129,14 @@ namespace specula::ir::detail
         {
         case op::GATHER:
             return gather_type(req.inputs[0], req.inputs[1], std::get<axis_attr>(*req.attr).axis);
-        case op::MASK_SELECT: return mask_select_type(req);
-        case op::SLICE_UPDATE: return slice_update_type(req);
-        case op::GATHER_UPDATE: return gather_update_type(req);
-        case op::MASK_UPDATE: return mask_update_type(req);
+        case op::MASK_SELECT:
+            return mask_select_type(req);
+        case op::SLICE_UPDATE:
+            return slice_update_type(req);
+        case op::GATHER_UPDATE:
+            return gather_update_type(req);
+        case op::MASK_UPDATE:
+            return mask_update_type(req);
         default:
         {
             const int axis = std::get<axis_attr>(*req.attr).axis;
@@ -194,7 +198,8 @@ namespace specula::ir::detail
             }
             return one({e.elem, shape{e.rows, e.cols}});
         }
-        default: return error{"no type rule"};
+        default:
+            return error{"no type rule"};
         }
     }
 } // namespace specula::ir::detail

@@ -126,7 +126,8 @@ namespace specula::ir::detail
             auto b = broadcast_shapes(x.dims, target);
             if (!b || *b != target)
             {
-                return error{"cannot broadcast " + x.dims.to_string() + " to " + target.to_string()};
+                return error{"cannot broadcast " + x.dims.to_string() + " to " +
+                             target.to_string()};
             }
             return one({x.elem, target});
         }
@@ -172,7 +173,8 @@ namespace specula::ir::detail
             std::vector<dim> out = first.dims.dims();
             if (stack)
             {
-                out.insert(out.begin() + *axis, dim::fixed(static_cast<std::int64_t>(req.inputs.size())));
+                out.insert(out.begin() + *axis,
+                           dim::fixed(static_cast<std::int64_t>(req.inputs.size())));
             }
             else
             {
@@ -237,13 +239,20 @@ namespace specula::ir::detail
         const value_type& x = req.inputs.empty() ? value_type{} : req.inputs[0];
         switch (req.code)
         {
-        case op::RESHAPE: return reshape_type(x, std::get<shape_attr>(*req.attr).dims);
-        case op::TRANSPOSE: return transpose_type(x, std::get<perm_attr>(*req.attr).perm);
-        case op::EXPAND_DIMS: return expand_type(x, std::get<axes_attr>(*req.attr).axes);
-        case op::SQUEEZE: return squeeze_type(x, std::get<axes_attr>(*req.attr).axes);
-        case op::BROADCAST_TO: return broadcast_to_type(x, std::get<shape_attr>(*req.attr).dims);
-        case op::CONCATENATE: return join_type(req, false);
-        case op::STACK: return join_type(req, true);
+        case op::RESHAPE:
+            return reshape_type(x, std::get<shape_attr>(*req.attr).dims);
+        case op::TRANSPOSE:
+            return transpose_type(x, std::get<perm_attr>(*req.attr).perm);
+        case op::EXPAND_DIMS:
+            return expand_type(x, std::get<axes_attr>(*req.attr).axes);
+        case op::SQUEEZE:
+            return squeeze_type(x, std::get<axes_attr>(*req.attr).axes);
+        case op::BROADCAST_TO:
+            return broadcast_to_type(x, std::get<shape_attr>(*req.attr).dims);
+        case op::CONCATENATE:
+            return join_type(req, false);
+        case op::STACK:
+            return join_type(req, true);
         default:
         {
             auto s = sliced_shape(x.dims, std::get<slice_attr>(*req.attr).items, req.fresh_symbol);

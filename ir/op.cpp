@@ -29,7 +29,7 @@ namespace specula::ir
 
         using namespace prop;
         const std::array<op_info, num_ops> g_infos = {{
-#define SPECULA_OP(name, mnem, nin, nout, attr_type, props)                                    \
+#define SPECULA_OP(name, mnem, nin, nout, attr_type, props)                                        \
     op_info{mnem, nin, nout, attr_index_of<attr_type>(), props},
 #include "ir/ops.def"
 #undef SPECULA_OP
@@ -44,7 +44,10 @@ namespace specula::ir
         }
     } // namespace
 
-    const op_info& info(op code) { return g_infos[static_cast<std::size_t>(code)]; }
+    const op_info& info(op code)
+    {
+        return g_infos[static_cast<std::size_t>(code)];
+    }
 
     std::optional<op> op_from_mnemonic(std::string_view text)
     {

@@ -45,15 +45,21 @@ namespace specula::ir
     struct op_info
     {
         std::string_view mnemonic;
-        int num_inputs;  // -1: variadic
-        int num_outputs; // -1: variadic
+        int num_inputs;         // -1: variadic
+        int num_outputs;        // -1: variadic
         std::size_t attr_index; // index of the alternative in ir::attribute
         std::uint32_t props;
     };
 
     const op_info& info(op code);
-    inline std::string_view mnemonic(op code) { return info(code).mnemonic; }
-    inline bool has(op code, std::uint32_t props) { return (info(code).props & props) == props; }
+    inline std::string_view mnemonic(op code)
+    {
+        return info(code).mnemonic;
+    }
+    inline bool has(op code, std::uint32_t props)
+    {
+        return (info(code).props & props) == props;
+    }
     std::optional<op> op_from_mnemonic(std::string_view text);
     // A default-constructed attribute of the alternative `code` carries.
     attribute default_attr(op code);

@@ -109,8 +109,8 @@ namespace specula::ir
             }
             if (a.is_symbolic() && b.is_symbolic())
             {
-                return error{"cannot broadcast different symbolic dims " + a.to_string() +
-                             " and " + b.to_string()};
+                return error{"cannot broadcast different symbolic dims " + a.to_string() + " and " +
+                             b.to_string()};
             }
             // Static n > 1 (or 0) against a symbol: only n (or the symbol being 1) works.
             return a.is_static() ? a : b;
@@ -130,8 +130,8 @@ namespace specula::ir
             auto d = broadcast_dim(da, db);
             if (!d)
             {
-                return error{d.message() + " (shapes " + a.to_string() + " and " +
-                             b.to_string() + ")"};
+                return error{d.message() + " (shapes " + a.to_string() + " and " + b.to_string() +
+                             ")"};
             }
             dims[static_cast<size_t>(i)] = *d;
         }

@@ -87,8 +87,8 @@ namespace specula::ir
         }
         const std::int64_t step = item.step;
         const bool neg = step < 0;
-        std::int64_t start = item.has_start ? clamp_bound(item.start, size, neg)
-                                            : (neg ? size - 1 : 0);
+        std::int64_t start =
+            item.has_start ? clamp_bound(item.start, size, neg) : (neg ? size - 1 : 0);
         std::int64_t stop = item.has_stop ? clamp_bound(item.stop, size, neg) : (neg ? -1 : size);
         std::int64_t count = 0;
         if (neg)

@@ -1,0 +1,167 @@
+#include "ir/passes/dce.hpp"
+
+#include <set>
+#include <vector>
+
+namespace specula::ir
+{
+    namespace
+    {
+        bool region_has_effects(const graph& g, region_id r, std::set<std::string>& seen_callees);
+
+        bool node_has_effects(const graph& g, const node& n, std::set<std::string>& seen_callees)
+        {
+            if (has(n.code, prop::SIDE_EFFECT))
+            {
+                return true;
+            }
+            for (region_id r : n.regions)
+            {
+                if (region_has_effects(g, r, seen_callees))
+                {
+                    return true;
+                }
+            }
+            if (n.code != op::CALL)
+            {
+                return false;
+            }
+            const std::string& callee = n.attr_as<call_attr>().callee;
+            const module* m = g.parent_module();
+            const graph* c = m ? m->find(callee) : nullptr;
+            if (c == nullptr)
+            {
+                return true; // unknown callee: keep
+            }
+            if (!seen_callees.insert(callee).second)
+            {
+                return false; // already being examined (recursion)
+            }
+            for (node_id id : c->walk())
+            {
+                const node& cn = c->get_node(id);
+                // A callee's OUTPUT is its return, not an effect of the call.
+                if (cn.code != op::OUTPUT && node_has_effects(*c, cn, seen_callees))
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        bool region_has_effects(const graph& g, region_id r, std::set<std::string>& seen_callees)
+        {
+            for (node_id n : g.get_region(r).nodes)
+            {
+                if (node_has_effects(g, g.get_node(n), seen_callees))
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        class dce
+        {
+        public:
+            explicit dce(graph& g) : m_graph(g), m_live_values(g.num_values(), false) {}
+
+            int run()
+            {
+                // Liveness flows backwards, so walk regions in reverse until stable:
+                // a use inside a region can make an outer value live.
+                bool changed = true;
+                while (changed)
+                {
+                    changed = mark_region(m_graph.body());
+                }
+                return sweep(m_graph.body());
+            }
+
+        private:
+            bool is_live(const node& n)
+            {
+                if (m_live_nodes.count(n.id))
+                {
+                    return true;
+                }
+                for (value_id v : n.outputs)
+                {
+                    if (m_live_values[v])
+                    {
+                        return true;
+                    }
+                }
+                std::set<std::string> seen;
+                return node_has_effects(m_graph, n, seen);
+            }
+
+            bool mark_value(value_id v)
+            {
+                if (m_live_values[v])
+                {
+                    return false;
+                }
+                m_live_values[v] = true;
+                return true;
+            }
+
+            bool mark_region(region_id r)
+            {
+                bool changed = false;
+                const region& reg = m_graph.get_region(r);
+                for (auto it = reg.nodes.rbegin(); it != reg.nodes.rend(); ++it)
+                {
+                    const node& n = m_graph.get_node(*it);
+                    if (!is_live(n))
+                    {
+                        continue;
+                    }
+                    changed = m_live_nodes.insert(n.id).second || changed;
+                    for (value_id v : n.inputs)
+                    {
+                        changed = mark_value(v) || changed;
+                    }
+                    for (region_id child : n.regions)
+                    {
+                        for (value_id v : m_graph.get_region(child).results)
+                        {
+                            changed = mark_value(v) || changed;
+                        }
+                        changed = mark_region(child) || changed;
+                    }
+                }
+                return changed;
+            }
+
+            int sweep(region_id r)
+            {
+                int removed = 0;
+                const std::vector<node_id> nodes = m_graph.get_region(r).nodes;
+                for (auto it = nodes.rbegin(); it != nodes.rend(); ++it)
+                {
+                    if (!m_live_nodes.count(*it))
+                    {
+                        m_graph.erase_node(*it);
+                        ++removed;
+                        continue;
+                    }
+                    for (region_id child : m_graph.get_node(*it).regions)
+                    {
+                        removed += sweep(child);
+                    }
+                }
+                return removed;
+            }
+
+            graph& m_graph;
+            std::vector<bool> m_live_values;
+            std::set<node_id> m_live_nodes;
+        };
+    } // namespace
+
+    int eliminate_dead_code(graph& g)
+    {
+        return dce(g).run();
+    }
+} // namespace specula::ir

@@ -1,0 +1,210 @@
+#include "ir/passes/fuse_elementwise.hpp"
+
+#include <map>
+#include <set>
+
+namespace specula::ir
+{
+    namespace
+    {
+        void collect_captures(const graph& g, region_id r, std::set<value_id>& out)
+        {
+            for (node_id id : g.get_region(r).nodes)
+            {
+                const node& n = g.get_node(id);
+                out.insert(n.inputs.begin(), n.inputs.end());
+                for (region_id child : n.regions)
+                {
+                    collect_captures(g, child, out);
+                }
+            }
+            const auto& res = g.get_region(r).results;
+            out.insert(res.begin(), res.end());
+        }
+
+        class fuser
+        {
+        public:
+            explicit fuser(graph& g) : m_graph(g) {}
+
+            int run()
+            {
+                for (node_id n : m_graph.walk())
+                {
+                    m_graph.get_node(n).group = -1;
+                }
+                run_region(m_graph.body());
+                return number_groups();
+            }
+
+        private:
+            bool fusible(const node& n) const
+            {
+                return has(n.code, prop::ELEMENTWISE) && n.outputs.size() == 1;
+            }
+
+            int find(int x)
+            {
+                while (m_parent[x] != x)
+                {
+                    x = m_parent[x] = m_parent[m_parent[x]];
+                }
+                return x;
+            }
+
+            // Producers of n in the same region (through inputs and captures).
+            std::vector<node_id> producers(node_id n) const
+            {
+                std::vector<node_id> out;
+                const region_id r = m_graph.get_node(n).parent;
+                for (value_id v : operands_with_captures(m_graph, n))
+                {
+                    const value& val = m_graph.get(v);
+                    if (val.def != no_id && m_graph.get_node(val.def).parent == r)
+                    {
+                        out.push_back(val.def);
+                    }
+                }
+                return out;
+            }
+
+            bool in_set(node_id n, int a, int b)
+            {
+                auto it = m_index.find(n);
+                if (it == m_index.end())
+                {
+                    return false;
+                }
+                const int root = find(it->second);
+                return root == a || root == b;
+            }
+
+            // Does `from` (outside the merged set) depend on a member of it?
+            bool reaches(node_id from, int a, int b, std::set<node_id>& seen)
+            {
+                if (!seen.insert(from).second)
+                {
+                    return false;
+                }
+                for (node_id p : producers(from))
+                {
+                    if (in_set(p, a, b) || reaches(p, a, b, seen))
+                    {
+                        return true;
+                    }
+                }
+                return false;
+            }
+
+            // Merging groups a and b is legal when no path leaves the union and comes
+            // back into it: the fused loop could not be scheduled.
+            bool merge_is_acyclic(int a, int b)
+            {
+                std::set<node_id> seen;
+                for (const auto& [member, idx] : m_index)
+                {
+                    const int root = find(idx);
+                    if (root != a && root != b)
+                    {
+                        continue;
+                    }
+                    for (node_id p : producers(member))
+                    {
+                        if (!in_set(p, a, b) && reaches(p, a, b, seen))
+                        {
+                            return false;
+                        }
+                    }
+                }
+                return true;
+            }
+
+            void run_region(region_id r)
+            {
+                for (node_id id : m_graph.get_region(r).nodes)
+                {
+                    const node& n = m_graph.get_node(id);
+                    for (region_id child : n.regions)
+                    {
+                        run_region(child);
+                    }
+                    if (!fusible(n))
+                    {
+                        continue;
+                    }
+                    const int self = static_cast<int>(m_parent.size());
+                    m_parent.push_back(self);
+                    m_index[id] = self;
+                    const value_type& t = m_graph.type_of(n.outputs[0]);
+                    for (node_id p : producers(id))
+                    {
+                        auto it = m_index.find(p);
+                        if (it == m_index.end() ||
+                            m_graph.type_of(m_graph.get_node(p).outputs[0]).dims != t.dims)
+                        {
+                            continue;
+                        }
+                        const int g = find(it->second);
+                        if (g != find(self) && merge_is_acyclic(g, find(self)))
+                        {
+                            m_parent[find(self)] = g;
+                        }
+                    }
+                }
+            }
+
+            int number_groups()
+            {
+                std::map<int, std::vector<node_id>> members;
+                for (const auto& [node, idx] : m_index)
+                {
+                    members[find(idx)].push_back(node);
+                }
+                int next = 0;
+                for (const auto& [root, nodes] : members)
+                {
+                    if (nodes.size() < 2)
+                    {
+                        continue;
+                    }
+                    for (node_id n : nodes)
+                    {
+                        m_graph.get_node(n).group = next;
+                    }
+                    ++next;
+                }
+                return next;
+            }
+
+            graph& m_graph;
+            std::vector<int> m_parent;
+            std::map<node_id, int> m_index;
+        };
+    } // namespace
+
+    std::vector<value_id> operands_with_captures(const graph& g, node_id n)
+    {
+        const node& nd = g.get_node(n);
+        std::set<value_id> all(nd.inputs.begin(), nd.inputs.end());
+        for (region_id r : nd.regions)
+        {
+            std::set<value_id> inner;
+            collect_captures(g, r, inner);
+            for (value_id v : inner)
+            {
+                const region_id def_region = g.get(v).region;
+                // Captured: defined outside the op's regions.
+                if (!g.is_ancestor_region(r, def_region))
+                {
+                    all.insert(v);
+                }
+            }
+        }
+        return std::vector<value_id>(all.begin(), all.end());
+    }
+
+    int fuse_elementwise(graph& g)
+    {
+        return fuser(g).run();
+    }
+} // namespace specula::ir

@@ -1,0 +1,47 @@
+// Memory planning: assigns every value a buffer, reusing buffers whose values are dead
+// (liveness over the pre-order walk; a value used inside a loop stays live until the
+// loop ends), and marks ops that may write their result over an input in place.
+//
+// In place is legal only when the input has the same dtype and shape as the result, is
+// dead after the op, is not a graph input/param, constant, region argument or graph
+// output, and lives in the op's own region. Candidates: elementwise ops (any input) and
+// the *_UPDATE ops (input 0).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/graph.hpp"
+
+namespace specula::ir
+{
+    enum class storage : std::uint8_t
+    {
+        none,     // no buffer (erased or unused slot)
+        external, // INPUT/PARAM: owned by the engine, never written
+        constant, // CONSTANT data, never written
+        planned,  // a buffer of the plan
+    };
+
+    struct memory_plan
+    {
+        struct buffer
+        {
+            value_type type;         // the first value's type; sharers have the same size
+            std::int64_t bytes = -1; // -1 when symbolic dims make it run-time sized
+        };
+
+        std::vector<storage> kind;  // per value id
+        std::vector<int> buffer_of; // per value id, -1 unless planned
+        std::vector<buffer> buffers;
+        std::vector<int> in_place_input; // per node id: input index reused, or -1
+        // Live interval per value id over walk positions [first, last]; -1 if none.
+        std::vector<std::int64_t> live_first;
+        std::vector<std::int64_t> live_last;
+
+        std::string to_string(const graph& g) const;
+    };
+
+    memory_plan plan_memory(const graph& g);
+} // namespace specula::ir
