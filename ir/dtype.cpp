@@ -146,7 +146,8 @@ namespace specula::ir
 
         wide min_float_type(double v)
         {
-            if (v > -65000.0 && v < 65000.0)
+            // Infinities and NaN exist in float16, so NumPy picks the smallest type.
+            if (!std::isfinite(v) || (v > -65000.0 && v < 65000.0))
             {
                 return {kind::f, 2};
             }
@@ -195,8 +196,7 @@ namespace specula::ir
             }
             if (plain.k == kind::f)
             {
-                const double v = o.what == promotion_operand::kind::zero_dim ? o.fval : o.fval;
-                return {min_float_type(v), false};
+                return {min_float_type(o.fval), false};
             }
             const wide w = min_int_type(o.ival, small);
             return {w, small};

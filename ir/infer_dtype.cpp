@@ -197,6 +197,8 @@ namespace specula::ir
         case op::CLIP:
             return search(g_all, in, false);
         case op::SIGN:
+            // NumPy's sign has no bool loop and refuses to cast bool to int8 for it.
+            return all_bool(in) ? std::nullopt : search(g_numeric, in, false);
         case op::SQUARE:
         case op::RECIPROCAL:
         case op::FLOORDIV:
