@@ -43,6 +43,6 @@ namespace specula::engine
     private:
         py::object m_shell;
     };
-}
+} // namespace specula::engine
 
 #endif

@@ -27,4 +27,4 @@ namespace specula::kernel
         content["traceback"] = error.traceback;
         return content;
     }
-}
+} // namespace specula::kernel

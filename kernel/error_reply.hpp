@@ -24,6 +24,6 @@ namespace specula::kernel
 
     // Content of an execute_reply with status "error".
     nl::json error_reply_content(const cell_error& error);
-}
+} // namespace specula::kernel
 
 #endif

@@ -48,12 +48,9 @@ namespace specula::kernel
         m_pending_line = execution_count;
     }
 
-    void history_manager::configure_impl()
-    {
-    }
+    void history_manager::configure_impl() {}
 
-    void history_manager::store_inputs_impl(int /*session*/, int line_num,
-                                            const std::string& input,
+    void history_manager::store_inputs_impl(int /*session*/, int line_num, const std::string& input,
                                             const std::string& /*output*/)
     {
         std::lock_guard<std::mutex> lock(m_mutex);
@@ -144,4 +141,4 @@ namespace specula::kernel
         }
         return reply(std::move(rows));
     }
-}
+} // namespace specula::kernel

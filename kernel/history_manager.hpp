@@ -58,6 +58,6 @@ namespace specula::kernel
     // Glob match with IPython's history-search syntax: '*' is any run of
     // characters and '?' any one character; the whole input must match.
     bool glob_match(const std::string& pattern, const std::string& text);
-}
+} // namespace specula::kernel
 
 #endif

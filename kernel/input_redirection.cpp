@@ -10,8 +10,7 @@ namespace specula::kernel
 {
     namespace
     {
-        std::string ask_frontend(output_coalescer& output, const std::string& prompt,
-                                 bool password)
+        std::string ask_frontend(output_coalescer& output, const std::string& prompt, bool password)
         {
             // Text printed before the prompt must reach the frontend first.
             output.flush();
@@ -36,12 +35,11 @@ namespace specula::kernel
                     },
                     py::arg("prompt") = "");
             }
-            return py::cpp_function(
-                [p_output, password](const py::object& prompt)
-                { return ask_frontend(*p_output, py::str(prompt), password); },
-                py::arg("prompt") = "");
+            return py::cpp_function([p_output, password](const py::object& prompt)
+                                    { return ask_frontend(*p_output, py::str(prompt), password); },
+                                    py::arg("prompt") = "");
         }
-    }
+    } // namespace
 
     input_redirection::input_redirection(bool allow_stdin, output_coalescer& output)
     {
@@ -58,4 +56,4 @@ namespace specula::kernel
         py::module_::import("builtins").attr("input") = m_saved_input;
         py::module_::import("getpass").attr("getpass") = m_saved_getpass;
     }
-}
+} // namespace specula::kernel

@@ -31,6 +31,6 @@ namespace specula::kernel
         py::object m_saved_input;
         py::object m_saved_getpass;
     };
-}
+} // namespace specula::kernel
 
 #endif

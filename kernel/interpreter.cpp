@@ -46,13 +46,12 @@ namespace specula::kernel
             }
             return error;
         }
-    }
+    } // namespace
 
     interpreter::interpreter(history_manager& history)
-        : xpyt::interpreter(/*redirect_output_enabled=*/false, /*redirect_display_enabled=*/true)
-        , p_history(&history)
-        , m_output([this](const std::string& name, const std::string& text)
-                   { publish_stream(name, text); })
+        : xpyt::interpreter(/*redirect_output_enabled=*/false, /*redirect_display_enabled=*/true),
+          p_history(&history), m_output([this](const std::string& name, const std::string& text)
+                                        { publish_stream(name, text); })
     {
     }
 
@@ -203,4 +202,4 @@ namespace specula::kernel
         m_output.flush();
         m_output.stop_timer();
     }
-}
+} // namespace specula::kernel

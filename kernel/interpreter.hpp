@@ -52,6 +52,6 @@ namespace specula::kernel
         std::unique_ptr<engine::engine> m_engine;
         std::string m_python_version;
     };
-}
+} // namespace specula::kernel
 
 #endif

@@ -30,4 +30,4 @@ namespace specula::kernel
         });
         return info;
     }
-}
+} // namespace specula::kernel

@@ -13,6 +13,6 @@ namespace specula::kernel
     // interpreter's (platform.python_version()), not the headers' we were
     // built against.
     nl::json kernel_info_content(const std::string& python_version);
-}
+} // namespace specula::kernel
 
 #endif

@@ -19,8 +19,7 @@ namespace specula::kernel
         // Accepts "-f X", "-f=X", "--connection-file X" and "--connection-file=X".
         // Returns true when args[i] named the connection file; advances i past
         // a separate value.
-        bool take_connection_file(const std::vector<std::string>& args,
-                                  std::size_t& i,
+        bool take_connection_file(const std::vector<std::string>& args, std::size_t& i,
                                   parsed_options& out)
         {
             const std::string& arg = args[i];
@@ -48,7 +47,7 @@ namespace specula::kernel
             }
             return false;
         }
-    }
+    } // namespace
 
     parsed_options parse_arguments(const std::vector<std::string>& args)
     {
@@ -110,4 +109,4 @@ namespace specula::kernel
         }
         return {};
     }
-}
+} // namespace specula::kernel

@@ -32,6 +32,6 @@ namespace specula::kernel
     // client writes. Returns an empty string when it is usable, otherwise a
     // sentence saying what is wrong, for stderr.
     std::string check_connection_file(const std::string& path);
-}
+} // namespace specula::kernel
 
 #endif

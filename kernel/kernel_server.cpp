@@ -38,4 +38,4 @@ namespace specula::kernel
         return std::make_unique<kernel_server>(context.get_wrapped_context<zmq::context_t>(),
                                                config, eh);
     }
-}
+} // namespace specula::kernel

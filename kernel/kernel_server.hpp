@@ -37,6 +37,6 @@ namespace specula::kernel
     std::unique_ptr<xeus::xserver> make_kernel_server(xeus::xcontext& context,
                                                       const xeus::xconfiguration& config,
                                                       nl::json::error_handler_t eh);
-}
+} // namespace specula::kernel
 
 #endif

@@ -47,7 +47,7 @@ namespace
         kernel.start();
         return 0;
     }
-}
+} // namespace
 
 int main(int argc, char* argv[])
 {

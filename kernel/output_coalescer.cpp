@@ -5,13 +5,11 @@
 namespace specula::kernel
 {
     output_coalescer::output_coalescer(sink_type sink, timing t)
-        : m_sink(std::move(sink))
-        , m_timing(t)
+        : m_sink(std::move(sink)), m_timing(t)
     {
     }
 
-    output_coalescer::output_coalescer(sink_type sink)
-        : output_coalescer(std::move(sink), timing{})
+    output_coalescer::output_coalescer(sink_type sink) : output_coalescer(std::move(sink), timing{})
     {
     }
 
@@ -138,4 +136,4 @@ namespace specula::kernel
             m_timer.join();
         }
     }
-}
+} // namespace specula::kernel

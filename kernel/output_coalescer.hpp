@@ -77,6 +77,6 @@ namespace specula::kernel
         bool m_stop = false;
         std::thread m_timer;
     };
-}
+} // namespace specula::kernel
 
 #endif

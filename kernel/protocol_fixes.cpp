@@ -10,4 +10,4 @@ namespace specula::kernel
         }
         return content;
     }
-}
+} // namespace specula::kernel

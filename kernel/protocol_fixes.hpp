@@ -12,6 +12,6 @@ namespace specula::kernel
     // Returns the content with "password" set; "pwd" is kept for clients
     // written against xeus.
     nl::json input_request_content(nl::json content);
-}
+} // namespace specula::kernel
 
 #endif

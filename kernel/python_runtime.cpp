@@ -12,7 +12,7 @@ namespace specula::kernel
         // The interpreter every Python tool of ours uses; a pyenv shim first
         // on PATH must not be picked up.
         constexpr const wchar_t* program_name = L"/usr/bin/python3";
-    }
+    } // namespace
 
     python_runtime::python_runtime(const std::string& argv0)
     {
@@ -46,10 +46,9 @@ namespace specula::kernel
             catch (py::error_already_set& e)
             {
                 return "cannot import the Python module '" + std::string(module) + "' (" +
-                       std::string(py::str(e.value())) + "); install the Debian package " +
-                       package;
+                       std::string(py::str(e.value())) + "); install the Debian package " + package;
             }
         }
         return {};
     }
-}
+} // namespace specula::kernel

@@ -30,6 +30,6 @@ namespace specula::kernel
     private:
         std::unique_ptr<pybind11::scoped_interpreter> m_interpreter;
     };
-}
+} // namespace specula::kernel
 
 #endif

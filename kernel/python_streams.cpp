@@ -12,8 +12,7 @@ namespace specula::kernel
         {
         public:
             python_stream(output_coalescer* output, std::string name)
-                : p_output(output)
-                , m_name(std::move(name))
+                : p_output(output), m_name(std::move(name))
             {
             }
 
@@ -62,7 +61,7 @@ namespace specula::kernel
             output_coalescer* p_output; // borrowed, outlives the stream
             std::string m_name;
         };
-    }
+    } // namespace
 
     PYBIND11_EMBEDDED_MODULE(_specula_streams, m)
     {
@@ -78,7 +77,8 @@ namespace specula::kernel
             .def("fileno",
                  [](const python_stream&) -> int
                  {
-                     py::object unsupported = py::module_::import("io").attr("UnsupportedOperation");
+                     py::object unsupported =
+                         py::module_::import("io").attr("UnsupportedOperation");
                      PyErr_SetString(unsupported.ptr(), "fileno");
                      throw py::error_already_set();
                  })
@@ -97,4 +97,4 @@ namespace specula::kernel
         py::module_::import("_specula_streams");
         return py::cast(python_stream(&output, name));
     }
-}
+} // namespace specula::kernel

@@ -15,6 +15,6 @@ namespace specula::kernel
     // writes into `output` (borrowed; it must outlive the object) under the
     // stream name `name`. Requires the GIL.
     py::object make_python_stream(output_coalescer& output, const std::string& name);
-}
+} // namespace specula::kernel
 
 #endif

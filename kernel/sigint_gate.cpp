@@ -22,7 +22,7 @@ namespace specula::kernel
             sigset_t set = sigint_set();
             pthread_sigmask(how, &set, nullptr);
         }
-    }
+    } // namespace
 
     void block_sigint()
     {
@@ -61,8 +61,7 @@ namespace specula::kernel
         discard_pending_sigint();
     }
 
-    sigint_shield::sigint_shield()
-        : m_was_blocked(sigint_blocked())
+    sigint_shield::sigint_shield() : m_was_blocked(sigint_blocked())
     {
         if (!m_was_blocked)
         {
@@ -77,4 +76,4 @@ namespace specula::kernel
             set_sigint_mask(SIG_UNBLOCK);
         }
     }
-}
+} // namespace specula::kernel

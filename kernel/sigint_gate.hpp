@@ -54,6 +54,6 @@ namespace specula::kernel
     private:
         bool m_was_blocked;
     };
-}
+} // namespace specula::kernel
 
 #endif

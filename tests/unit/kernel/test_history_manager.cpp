@@ -21,7 +21,7 @@ namespace
     {
         return h.process_request(content);
     }
-}
+} // namespace
 
 TEST(history_manager, tail_returns_last_n_in_order_with_real_line_numbers)
 {
@@ -85,8 +85,8 @@ TEST(history_manager, search_unique_and_n)
     json all = request({{"hist_access_type", "search"}, {"pattern", "print*"}, {"n", 0}}, h);
     EXPECT_EQ(all["history"].size(), 3u);
 
-    json unique = request(
-        {{"hist_access_type", "search"}, {"pattern", "print(1)"}, {"unique", true}}, h);
+    json unique =
+        request({{"hist_access_type", "search"}, {"pattern", "print(1)"}, {"unique", true}}, h);
     ASSERT_EQ(unique["history"].size(), 1u);
     EXPECT_EQ(unique["history"][0][1], 3); // the latest occurrence
 

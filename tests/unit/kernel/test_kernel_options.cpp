@@ -67,7 +67,7 @@ namespace
         close(fd);
         return name;
     }
-}
+} // namespace
 
 TEST(connection_file, missing_file_is_reported)
 {

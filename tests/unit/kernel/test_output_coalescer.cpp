@@ -34,7 +34,7 @@ namespace
             return messages.size();
         }
     };
-}
+} // namespace
 
 TEST(output_coalescer, a_print_becomes_one_message)
 {

@@ -18,11 +18,15 @@ namespace
 
     struct sigint_handler_scope
     {
-        struct sigaction m_old{};
+        struct sigaction m_old
+        {
+        };
 
         sigint_handler_scope()
         {
-            struct sigaction action{};
+            struct sigaction action
+            {
+            };
             action.sa_handler = count_sigint;
             sigemptyset(&action.sa_mask);
             sigaction(SIGINT, &action, &m_old);
@@ -30,7 +34,7 @@ namespace
         }
         ~sigint_handler_scope() { sigaction(SIGINT, &m_old, nullptr); }
     };
-}
+} // namespace
 
 TEST(sigint_gate, blocked_signal_stays_pending_and_is_discarded)
 {
