@@ -147,7 +147,8 @@ namespace specula::ir::detail
                 return error{"bad axis"};
             }
             dtype elem = first.elem;
-            dim total = dim::fixed(0);
+            std::int64_t total = 0;
+            bool symbolic_total = false;
             for (const value_type& t : req.inputs)
             {
                 elem = promote_types(elem, t.elem);
@@ -166,8 +167,8 @@ namespace specula::ir::detail
                 if (!stack)
                 {
                     const dim d = t.dims[*axis];
-                    total = total.is_static() && d.is_static() ? dim::fixed(total.size() + d.size())
-                                                               : dim::symbol(req.fresh_symbol());
+                    symbolic_total = symbolic_total || d.is_symbolic();
+                    total += d.is_static() ? d.size() : 0;
                 }
             }
             std::vector<dim> out = first.dims.dims();
@@ -178,7 +179,8 @@ namespace specula::ir::detail
             }
             else
             {
-                out[static_cast<size_t>(*axis)] = total;
+                out[static_cast<size_t>(*axis)] =
+                    symbolic_total ? dim::symbol(req.fresh_symbol()) : dim::fixed(total);
             }
             return one({elem, shape(out)});
         }

@@ -81,7 +81,8 @@ namespace
         ASSERT_EQ(cases.size(), 64u);
         for (const auto& w : cases)
         {
-            EXPECT_EQ(dtype_name(promote_types(*dtype_from_name(w[1]), *dtype_from_name(w[2]))), w[3])
+            EXPECT_EQ(dtype_name(promote_types(*dtype_from_name(w[1]), *dtype_from_name(w[2]))),
+                      w[3])
                 << w[1] << " " << w[2];
         }
     }
@@ -126,7 +127,8 @@ namespace
     {
         for (const auto& w : lines_of("reduce"))
         {
-            EXPECT_EQ(name_or_unsupported(reduction_dtype(*op_from_mnemonic(w[1]), *dtype_from_name(w[2]))),
+            EXPECT_EQ(name_or_unsupported(
+                          reduction_dtype(*op_from_mnemonic(w[1]), *dtype_from_name(w[2]))),
                       expected_name(w[3]))
                 << w[1] << " " << w[2];
         }
@@ -225,7 +227,8 @@ namespace
             const std::string where = w[1] + " " + w[3] + (n > 1 ? " " + w[4] : "");
             if (!b.ok())
             {
-                EXPECT_TRUE(w.back() == "noresult" || expected_name(w.back().substr(0, w.back().find(':'))) == "unsupported")
+                EXPECT_TRUE(w.back() == "noresult" ||
+                            expected_name(w.back().substr(0, w.back().find(':'))) == "unsupported")
                     << where << ": " << b.state().message();
                 continue;
             }
