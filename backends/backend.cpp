@@ -1,0 +1,150 @@
+#include "backends/backend.hpp"
+
+#include <string>
+
+namespace specula::backends
+{
+    bool is_executor_op(ir::op code)
+    {
+        return ir::has(code, ir::prop::BOUNDARY) || ir::has(code, ir::prop::CONTROL_FLOW) ||
+               code == ir::op::ASSERT;
+    }
+
+    result<std::unique_ptr<kernel>> backend::compile_node(const ir::graph& g, const ir::node& n,
+                                                          const target& t) const
+    {
+        return compile_node_impl(g, n, t);
+    }
+
+    namespace
+    {
+        std::string describe(const ir::graph& g, const ir::node& n)
+        {
+            return std::string(ir::mnemonic(n.code)) + " (node " + std::to_string(n.id) +
+                   " of graph '" + g.name() + "')";
+        }
+
+        // Compiles graphs into one executable, each graph once (so recursive
+        // calls terminate), asking the primary backend then the fallback.
+        class graph_compiler
+        {
+        public:
+            graph_compiler(const backend& primary, const backend* fallback, const target& t,
+                           executable& exe)
+                : m_primary(primary), p_fallback(fallback), m_target(t), m_exe(exe)
+            {
+            }
+
+            result<const compiled_graph*> compile_graph(const ir::graph& g)
+            {
+                if (const compiled_graph* done = m_exe.find(g.name()))
+                {
+                    return done;
+                }
+                compiled_graph& cg = m_exe.add_graph(g.name());
+                cg.p_graph = &g;
+                cg.m_regions.resize(g.num_regions());
+                cg.m_inputs = g.inputs();
+                cg.m_outputs = g.outputs();
+                if (status st = compile_region(g, cg, g.body()); !st)
+                {
+                    return st;
+                }
+                return &cg;
+            }
+
+        private:
+            status compile_region(const ir::graph& g, compiled_graph& cg, ir::region_id r)
+            {
+                for (ir::node_id id : g.get_region(r).nodes)
+                {
+                    const ir::node& n = g.get_node(id);
+                    compiled_node cn;
+                    if (status st = compile_one(g, n, cn); !st)
+                    {
+                        return st;
+                    }
+                    cg.m_regions[r].push_back(std::move(cn));
+                    for (ir::region_id inner : n.regions)
+                    {
+                        if (status st = compile_region(g, cg, inner); !st)
+                        {
+                            return st;
+                        }
+                    }
+                }
+                return status::ok();
+            }
+
+            status compile_one(const ir::graph& g, const ir::node& n, compiled_node& cn)
+            {
+                cn.p_node = &n;
+                for (ir::value_id v : n.outputs)
+                {
+                    auto sizes = g.type_of(v).dims.static_sizes();
+                    cn.m_static_outputs = cn.m_static_outputs && sizes.has_value();
+                    cn.m_output_shapes.push_back(sizes.value_or(std::vector<std::int64_t>{}));
+                }
+                if (n.code == ir::op::CALL)
+                {
+                    return compile_callee(g, n);
+                }
+                if (is_executor_op(n.code))
+                {
+                    cn.m_backend = "executor";
+                    return status::ok();
+                }
+                return pick_kernel(g, n, cn);
+            }
+
+            status compile_callee(const ir::graph& g, const ir::node& n)
+            {
+                const std::string& callee = n.attr_as<ir::call_attr>().callee;
+                const ir::module* m = g.parent_module();
+                const ir::graph* target_graph = m != nullptr ? m->find(callee) : nullptr;
+                if (target_graph == nullptr)
+                {
+                    return status::invalid("call of unknown graph '" + callee + "'");
+                }
+                auto compiled = compile_graph(*target_graph);
+                return compiled ? status::ok() : compiled.error();
+            }
+
+            status pick_kernel(const ir::graph& g, const ir::node& n, compiled_node& cn)
+            {
+                auto k = m_primary.compile_node(g, n, m_target);
+                cn.m_backend = std::string(m_primary.name());
+                if (!k && k.error().code() == status_code::unimplemented && p_fallback != nullptr)
+                {
+                    k = p_fallback->compile_node(g, n, m_target);
+                    cn.m_backend = std::string(p_fallback->name());
+                }
+                if (!k)
+                {
+                    return status(k.error().code(), describe(g, n) + ": " + k.error().message());
+                }
+                cn.m_kernel = std::move(k.value());
+                return status::ok();
+            }
+
+            const backend& m_primary;
+            const backend* p_fallback;
+            target m_target;
+            executable& m_exe;
+        };
+    } // namespace
+
+    result<std::unique_ptr<executable>> backend::compile(const ir::graph& g, const target& t,
+                                                         const backend* fallback) const
+    {
+        auto exe = std::make_unique<executable>();
+        graph_compiler compiler(*this, fallback, t, *exe);
+        auto main = compiler.compile_graph(g);
+        if (!main)
+        {
+            return main.error();
+        }
+        exe->set_main(main.value());
+        return exe;
+    }
+} // namespace specula::backends

@@ -1,0 +1,55 @@
+#pragma once
+
+// The backend interface: compile(graph, target) -> executable, and
+// executable.run(inputs) -> outputs. A backend only compiles computing nodes
+// into kernels; boundary ops, control flow, calls and asserts belong to the
+// common executor. "unimplemented" is a normal answer: the node (or the whole
+// graph) falls back to another backend or to CPython.
+
+#include "backends/device.hpp"
+#include "backends/executable.hpp"
+#include "backends/kernel.hpp"
+#include "backends/status.hpp"
+#include "ir/graph.hpp"
+
+#include <memory>
+#include <string_view>
+
+namespace specula::backends
+{
+    struct target
+    {
+        device where;
+        // Bit-identity with NumPy for float32 too (the policy's `exact` mode).
+        bool exact = true;
+    };
+
+    // Nodes the executor runs itself (no kernel needed from any backend).
+    bool is_executor_op(ir::op code);
+
+    class backend
+    {
+    public:
+        backend() = default;
+        virtual ~backend() = default;
+        backend(const backend&) = delete;
+        backend& operator=(const backend&) = delete;
+
+        std::string_view name() const { return name_impl(); }
+
+        // One node into a kernel, or unimplemented / an error.
+        result<std::unique_ptr<kernel>> compile_node(const ir::graph& g, const ir::node& n,
+                                                     const target& t) const;
+
+        // The graph and every graph it calls. A node this backend leaves
+        // unimplemented is offered to `fallback` (e.g. the reference backend)
+        // when given; if nobody implements it the answer is unimplemented.
+        result<std::unique_ptr<executable>> compile(const ir::graph& g, const target& t,
+                                                    const backend* fallback = nullptr) const;
+
+    private:
+        virtual std::string_view name_impl() const = 0;
+        virtual result<std::unique_ptr<kernel>>
+        compile_node_impl(const ir::graph& g, const ir::node& n, const target& t) const = 0;
+    };
+} // namespace specula::backends

@@ -1,0 +1,18 @@
+#pragma once
+
+// The executor common to all backends: walks a compiled graph's regions in
+// program order, runs each node's kernel, and itself handles boundary ops,
+// IF / LOOP / CALL (recursion included) and ASSERT. A failing assert stops
+// the run with its exit id and reason; nothing is published.
+
+#include "backends/executable.hpp"
+
+namespace specula::backends
+{
+    // Deepest CALL nesting before a run gives up (a runaway recursion must
+    // become a fallback, not a stack overflow).
+    inline constexpr int max_call_depth = 200;
+
+    run_result execute(const executable& exe, const compiled_graph& g,
+                       const std::vector<buffer>& inputs);
+} // namespace specula::backends
