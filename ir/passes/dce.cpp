@@ -134,6 +134,20 @@ namespace specula::ir
                 return changed;
             }
 
+            // The node and everything in its regions, which go with it.
+            int count_nested(node_id n) const
+            {
+                int count = 1;
+                for (region_id child : m_graph.get_node(n).regions)
+                {
+                    for (node_id inner : m_graph.get_region(child).nodes)
+                    {
+                        count += count_nested(inner);
+                    }
+                }
+                return count;
+            }
+
             int sweep(region_id r)
             {
                 int removed = 0;
@@ -142,8 +156,8 @@ namespace specula::ir
                 {
                     if (!m_live_nodes.count(*it))
                     {
+                        removed += count_nested(*it);
                         m_graph.erase_node(*it);
-                        ++removed;
                         continue;
                     }
                     for (region_id child : m_graph.get_node(*it).regions)
