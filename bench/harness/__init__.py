@@ -1,0 +1,1 @@
+"""Specula's benchmark harness: workloads in kernels and peers, timed side by side."""
