@@ -81,7 +81,8 @@ namespace specula::ir
         private:
             bool is_live(const node& n)
             {
-                if (m_live_nodes.count(n.id))
+                // Unused INPUT/PARAM stay: the engine binds inputs by index.
+                if (m_live_nodes.count(n.id) || has(n.code, prop::BOUNDARY))
                 {
                     return true;
                 }

@@ -1,5 +1,5 @@
-// Dead code elimination: removes nodes whose results nothing live needs. OUTPUT and
-// ASSERT (side-effect ops) are roots; a control-flow op whose regions hold a root, or a
+// Dead code elimination: removes nodes whose results nothing live needs. Boundary ops,
+// OUTPUT and ASSERT (side-effect ops) are roots; a control-flow op whose regions hold a root, or a
 // CALL whose callee (transitively) does, is kept.
 #pragma once
 
