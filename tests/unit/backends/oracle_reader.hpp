@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ namespace specula::backends::testing
     };
 
     std::optional<reference::scalar> scalar_from_name(const std::string& name);
+
+    // Parses "<dtype> <rank> <dims...> <hex>" (the rest of an in/out line).
+    bool parse_array(std::istringstream& in, oracle_array& a);
 
     // All cases of a file; an empty vector (and a message) when unreadable.
     std::vector<oracle_case> read_cases(const std::string& path, std::string& error);
