@@ -25,7 +25,7 @@ namespace specula::kernel
             if (!allow_stdin)
             {
                 return py::cpp_function(
-                    [](py::object) -> std::string
+                    [](const py::object&) -> std::string
                     {
                         py::object error = py::module_::import("IPython.core.error")
                                                .attr("StdinNotImplementedError");
@@ -51,9 +51,22 @@ namespace specula::kernel
         getpass.attr("getpass") = make_reader(allow_stdin, output, true);
     }
 
-    input_redirection::~input_redirection()
+    input_redirection::~input_redirection() // NOLINT(bugprone-exception-escape): all caught
     {
-        py::module_::import("builtins").attr("input") = m_saved_input;
-        py::module_::import("getpass").attr("getpass") = m_saved_getpass;
+        try
+        {
+            py::module_::import("builtins").attr("input") = m_saved_input;
+            py::module_::import("getpass").attr("getpass") = m_saved_getpass;
+        }
+        catch (py::error_already_set& e)
+        {
+            // Both modules are imported already; failing here means the
+            // interpreter is going down. Nothing to restore then.
+            e.discard_as_unraisable("restoring input()");
+        }
+        catch (...)
+        {
+            // A destructor must not throw; there is nothing left to undo.
+        }
     }
 } // namespace specula::kernel

@@ -101,7 +101,7 @@ namespace specula::kernel
         {
             py::object original = display_pub.attr(name);
             display_pub.attr(name) = py::cpp_function(
-                [original, p_output](py::args args, py::kwargs kwargs)
+                [original, p_output](const py::args& args, const py::kwargs& kwargs)
                 {
                     {
                         py::gil_scoped_release release;

@@ -25,9 +25,14 @@ namespace specula::kernel
             xeus::xserver_shell_main::send_stdin_impl(std::move(message));
             return;
         }
-        xeus::xmessage fixed(message.identities(), message.header(), message.parent_header(),
-                             message.metadata(), input_request_content(message.content()),
-                             std::move(message).buffers());
+        // Copy what stays before moving the buffers out of the message.
+        xeus::xmessage::guid_list identities = message.identities();
+        nl::json header = message.header();
+        nl::json parent_header = message.parent_header();
+        nl::json metadata = message.metadata();
+        nl::json content = input_request_content(message.content());
+        xeus::xmessage fixed(identities, std::move(header), std::move(parent_header),
+                             std::move(metadata), std::move(content), std::move(message).buffers());
         xeus::xserver_shell_main::send_stdin_impl(std::move(fixed));
     }
 

@@ -35,7 +35,7 @@ namespace specula::kernel
             // recent) is left alone so a print is not split in two.
             std::chrono::milliseconds quiet{10};
             // Past this size text is published at once by the writer.
-            std::size_t max_pending = 64 * 1024;
+            std::size_t max_pending = std::size_t{64} * 1024;
         };
 
         output_coalescer(sink_type sink, timing t);
