@@ -1,6 +1,7 @@
 #include "ir/passes/cse.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 #include <vector>
 
 namespace specula::ir
@@ -52,10 +53,21 @@ namespace specula::ir
                 return true;
             }
 
-            // Nodes available in this region: the enclosing scopes' plus earlier ones here.
+            std::size_t key_hash(const node& n) const
+            {
+                std::size_t h = static_cast<std::size_t>(n.code) * 0x9e3779b97f4a7c15ull;
+                for (value_id v : key_inputs(n))
+                {
+                    h = (h ^ v) * 0x100000001b3ull;
+                }
+                return h ^ n.attr.index();
+            }
+
+            // Nodes available in this region: the enclosing scopes' plus earlier ones
+            // here. Entries are removed again when the region's scope closes.
             void run_region(region_id r)
             {
-                const size_t scope_start = m_available.size();
+                std::vector<std::size_t> scope_keys;
                 const std::vector<node_id> nodes = m_graph.get_region(r).nodes;
                 for (node_id id : nodes)
                 {
@@ -68,12 +80,15 @@ namespace specula::ir
                     {
                         continue;
                     }
+                    const std::size_t h = key_hash(n);
+                    auto& bucket = m_available[h];
                     auto match =
-                        std::find_if(m_available.begin(), m_available.end(),
+                        std::find_if(bucket.begin(), bucket.end(),
                                      [&](node_id o) { return same(m_graph.get_node(o), n); });
-                    if (match == m_available.end())
+                    if (match == bucket.end())
                     {
-                        m_available.push_back(id);
+                        bucket.push_back(id);
+                        scope_keys.push_back(h);
                         continue;
                     }
                     const node& keep = m_graph.get_node(*match);
@@ -84,11 +99,14 @@ namespace specula::ir
                     m_graph.erase_node(id);
                     ++m_replaced;
                 }
-                m_available.resize(scope_start);
+                for (auto it = scope_keys.rbegin(); it != scope_keys.rend(); ++it)
+                {
+                    m_available[*it].pop_back();
+                }
             }
 
             graph& m_graph;
-            std::vector<node_id> m_available;
+            std::unordered_map<std::size_t, std::vector<node_id>> m_available;
             int m_replaced = 0;
         };
     } // namespace

@@ -1,5 +1,7 @@
 #include "ir/passes/fuse_elementwise.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -79,16 +81,17 @@ namespace specula::ir
                 return root == a || root == b;
             }
 
-            // Does `from` (outside the merged set) depend on a member of it?
-            bool reaches(node_id from, int a, int b, std::set<node_id>& seen)
+            // Does `from` (outside the merged set) depend on a member of it? Nodes
+            // placed before the set's first member cannot.
+            bool reaches(node_id from, int a, int b, std::size_t first, std::set<node_id>& seen)
             {
-                if (!seen.insert(from).second)
+                if (m_order.at(from) < first || !seen.insert(from).second)
                 {
                     return false;
                 }
                 for (node_id p : producers(from))
                 {
-                    if (in_set(p, a, b) || reaches(p, a, b, seen))
+                    if (in_set(p, a, b) || reaches(p, a, b, first, seen))
                     {
                         return true;
                     }
@@ -100,28 +103,48 @@ namespace specula::ir
             // back into it: the fused loop could not be scheduled.
             bool merge_is_acyclic(int a, int b)
             {
-                std::set<node_id> seen;
-                for (const auto& [member, idx] : m_index)
+                std::size_t first = SIZE_MAX;
+                for (int root : {a, b})
                 {
-                    const int root = find(idx);
-                    if (root != a && root != b)
+                    for (node_id m : m_members[root])
                     {
-                        continue;
+                        first = std::min(first, m_order.at(m));
                     }
-                    for (node_id p : producers(member))
+                }
+                std::set<node_id> seen;
+                for (int root : {a, b})
+                {
+                    for (node_id member : m_members[root])
                     {
-                        if (!in_set(p, a, b) && reaches(p, a, b, seen))
+                        for (node_id p : producers(member))
                         {
-                            return false;
+                            if (!in_set(p, a, b) && reaches(p, a, b, first, seen))
+                            {
+                                return false;
+                            }
                         }
                     }
                 }
                 return true;
             }
 
+            void unite(int into, int from)
+            {
+                m_parent[from] = into;
+                auto& dst = m_members[into];
+                auto& src = m_members[from];
+                dst.insert(dst.end(), src.begin(), src.end());
+                m_members.erase(from);
+            }
+
             void run_region(region_id r)
             {
-                for (node_id id : m_graph.get_region(r).nodes)
+                const auto& nodes = m_graph.get_region(r).nodes;
+                for (std::size_t i = 0; i < nodes.size(); ++i)
+                {
+                    m_order[nodes[i]] = i;
+                }
+                for (node_id id : nodes)
                 {
                     const node& n = m_graph.get_node(id);
                     for (region_id child : n.regions)
@@ -135,6 +158,7 @@ namespace specula::ir
                     const int self = static_cast<int>(m_parent.size());
                     m_parent.push_back(self);
                     m_index[id] = self;
+                    m_members[self] = {id};
                     const value_type& t = m_graph.type_of(n.outputs[0]);
                     for (node_id p : producers(id))
                     {
@@ -147,7 +171,7 @@ namespace specula::ir
                         const int g = find(it->second);
                         if (g != find(self) && merge_is_acyclic(g, find(self)))
                         {
-                            m_parent[find(self)] = g;
+                            unite(g, find(self));
                         }
                     }
                 }
@@ -179,6 +203,8 @@ namespace specula::ir
             graph& m_graph;
             std::vector<int> m_parent;
             std::map<node_id, int> m_index;
+            std::map<int, std::vector<node_id>> m_members; // root -> nodes of the group
+            std::map<node_id, std::size_t> m_order;        // position in its region
         };
     } // namespace
 

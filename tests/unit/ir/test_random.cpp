@@ -4,6 +4,7 @@
 // live values share a buffer and uses in place only where legal.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <random>
 #include <set>
@@ -456,5 +457,47 @@ namespace
             ASSERT_TRUE(infer_types(g).ok()) << seed;
             EXPECT_EQ(print(g), before) << seed;
         }
+    }
+} // namespace
+
+namespace
+{
+    // Passes must scale to converter-sized graphs (thousands of nodes) without
+    // quadratic blow-ups dominating compile time.
+    TEST(random_graphs, large_graph_passes_finish_quickly)
+    {
+        graph g("large");
+        builder b(g);
+        std::mt19937 rng(7);
+        std::vector<value_id> pool{b.input({dtype::float64, shape{64}}), b.input({dtype::float64, shape{64}})};
+        static const op ops[] = {op::ADD, op::MUL, op::SUB, op::MAXIMUM};
+        for (int i = 0; i < 4000; ++i)
+        {
+            const auto pick = [&](size_t window) {
+                const size_t lo = pool.size() > window ? pool.size() - window : 0;
+                return pool[lo + rng() % (pool.size() - lo)];
+            };
+            if (i % 50 == 49)
+            {
+                pool.push_back(b.binary(op::ADD, pick(4), b.reduce(op::SUM, pick(4), {0}, true)));
+            }
+            else
+            {
+                pool.push_back(b.binary(ops[rng() % 4], pick(8), pick(8)));
+            }
+        }
+        b.output(pool.back());
+        ASSERT_TRUE(b.ok());
+        const auto start = std::chrono::steady_clock::now();
+        fold_constants(g);
+        eliminate_common_subexpressions(g);
+        eliminate_dead_code(g);
+        fuse_elementwise(g);
+        const memory_plan plan = plan_memory(g);
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        EXPECT_TRUE(verify(g).empty());
+        EXPECT_LT(plan.buffers.size(), 64u);
+        EXPECT_LT(seconds, 5.0);
     }
 } // namespace
