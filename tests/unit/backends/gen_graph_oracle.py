@@ -99,7 +99,8 @@ def op_programs(rng):
         b = values(rng, dt, (4,))
         if np.dtype(dt).kind in "iu":
             b = np.abs(values(rng, dt, (4,), lo=0, hi=6)).astype(dt)  # pow / shift friendly
-        p = program(f"ops_{dt}", [a, b, values(rng, "bool", (3, 4))])
+        idx = np.array([2, -1, 0], np.int64)
+        p = program(f"ops_{dt}", [a, b, values(rng, "bool", (3, 4)), idx, values(rng, dt, ())])
         for name, f in list(UNARY.items()) + list(UNARY_ULP.items()):
             if name == "reciprocal" and np.dtype(dt).kind in "iu":
                 continue  # C's 1/0 is undefined; covered zero-free by the kernel oracle
@@ -134,8 +135,51 @@ def op_programs(rng):
         # slice items: kind (0 range 1 index 2 newaxis), start, stop, step, has_start, has_stop
         p.step("slice", [0], [0, 1, 0, 1, 1, 0, 2, 0, 0, 1, 0, 0, 0, 3, 0, -2, 1, 0],
                lambda v: v[1:, None, 3::-2])
+        indexing_steps(p)
+        creation_steps(p, dt)
         progs.append(p)
     return progs
+
+
+def assigned(x, key, v):
+    y = x.copy()
+    y[key] = v
+    return y
+
+
+def indexing_steps(p):
+    """Refs: 0 a (3,4), 1 b (4,), 2 mask (3,4), 3 idx [2,-1,0], 4 a 0-d value."""
+    p.step("gather", [0, 3], [1], lambda x, i: np.take(x, i, axis=1))
+    p.step("mask_select", [0, 2], [], lambda x, m: x[m])
+    p.step("slice_update", [0, 1], [1, 1, 0, 1, 0, 0], lambda x, v: assigned(x, 1, v))
+    p.step("gather_update", [0, 3, 1], [0], lambda x, i, v: assigned(x, i, v))
+    p.step("mask_update", [0, 2, 4], [], lambda x, m, v: assigned(x, m, v))
+    p.step("fill", [0, 4], [], lambda x, v: np.full_like(x, v))
+    wide = p.step("expand_dims", [0], [1], lambda v: np.expand_dims(v, 1))
+    if wide is not None:
+        p.step("squeeze", [wide], [1], lambda v: np.squeeze(v, 1))
+    p.step("shape_dim", [0], [1], lambda x: np.int64(x.shape[1]))
+
+
+def creation_steps(p, dt):
+    k = DTYPES.index(dt)
+    is_f = np.dtype(dt).kind == "f"
+    p.step("zeros", [], [k, 2, 3], lambda: np.zeros((2, 3), dt))
+    p.step("ones", [], [k, 3], lambda: np.ones((3,), dt))
+    num, den = (-7, 10) if is_f else (-7, 1)
+    if dt == "uint8":
+        num = 250
+    p.step("full", [], [k, num, den, 2, 2], lambda: np.full((2, 2), num / den if is_f else num, dt))
+    if dt != "bool":
+        start, step, stop = ((1, 10), 3, (17, 10)) if is_f else (3, 7, 100)
+        if is_f:
+            r = np.arange(start[0] / start[1], stop[0] / stop[1], step / 10, dtype=dt)
+            params = [k, start[0], start[1], step, 10, len(r)]
+        else:
+            r = np.arange(start, stop, step, dtype=dt)
+            params = [k, start, 1, step, 1, len(r)]
+        p.step("arange", [], params, lambda: r)
+    p.step("eye", [], [k, 3, 4, 1], lambda: np.eye(3, 4, 1, dtype=dt))
 
 
 def random_program(rng, k):

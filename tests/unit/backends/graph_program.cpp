@@ -114,6 +114,78 @@ namespace specula::backends::testing
             return b.reduce(code, x, ints(p, 3), keep, p[1]);
         }
 
+        std::vector<std::int64_t> tail(const std::vector<std::int64_t>& p, std::size_t from)
+        {
+            return std::vector<std::int64_t>(p.begin() + static_cast<std::ptrdiff_t>(from),
+                                             p.end());
+        }
+
+        // A numerator/denominator pair as the IR scalar NumPy would see.
+        ir::scalar number(ir::dtype elem, std::int64_t num, std::int64_t den)
+        {
+            if (ir::is_float(elem))
+            {
+                return ir::scalar::of_float(ir::dtype::float64,
+                                            static_cast<double>(num) / static_cast<double>(den));
+            }
+            return ir::scalar::of_int(ir::dtype::int64, num);
+        }
+
+        ir::value_id build_indexing_or_creation(ir::builder& b, ir::op code, const program_step& s,
+                                                const std::vector<ir::value_id>& in)
+        {
+            const auto& p = s.params;
+            const ir::dtype elem = p.empty() ? ir::dtype::float64 : ir::all_dtypes[p[0] & 7];
+            switch (code)
+            {
+            case ir::op::GATHER:
+                return b.gather(in[0], in[1], static_cast<int>(p[0]));
+            case ir::op::MASK_SELECT:
+                return b.mask_select(in[0], in[1]);
+            case ir::op::SLICE_UPDATE:
+                return b.slice_update(in[0], in[1], slice_items(p));
+            case ir::op::GATHER_UPDATE:
+                return b.gather_update(in[0], in[1], in[2], static_cast<int>(p[0]));
+            case ir::op::MASK_UPDATE:
+                return b.mask_update(in[0], in[1], in[2]);
+            case ir::op::FILL:
+                return b.fill(in[0], in[1]);
+            case ir::op::SQUEEZE:
+                return b.squeeze(in[0], ints(p));
+            case ir::op::SHAPE_DIM:
+                return b.shape_dim(in[0], static_cast<int>(p[0]));
+            case ir::op::ZEROS:
+                return b.zeros(ir::shape::of(tail(p, 1)), elem);
+            case ir::op::ONES:
+                return b.ones(ir::shape::of(tail(p, 1)), elem);
+            case ir::op::FULL:
+                return b.full(ir::shape::of(tail(p, 3)), elem, number(elem, p[1], p[2]));
+            case ir::op::ARANGE:
+                return b.arange(number(elem, p[1], p[2]), number(elem, p[3], p[4]), p[5], elem);
+            case ir::op::EYE:
+                return b.eye(p[1], p[2], p[3], elem);
+            default:
+                return ir::no_id;
+            }
+        }
+
+        // NumPy's shape must be an instance of the IR's (symbolic dims match any size).
+        bool type_matches(const ir::value_type& ir_type, const ir::value_type& numpy)
+        {
+            if (ir_type.elem != numpy.elem || ir_type.dims.rank() != numpy.dims.rank())
+            {
+                return false;
+            }
+            for (int d = 0; d < ir_type.dims.rank(); ++d)
+            {
+                if (ir_type.dims[d].is_static() && ir_type.dims[d] != numpy.dims[d])
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+
         ir::value_id build_step(ir::builder& b, const program_step& s,
                                 const std::vector<ir::value_id>& v)
         {
@@ -172,7 +244,7 @@ namespace specula::backends::testing
             case ir::op::SLICE:
                 return b.slice(in(0), slice_items(p));
             default:
-                return ir::no_id;
+                return build_indexing_or_creation(b, *code, s, all);
             }
         }
     } // namespace
@@ -195,7 +267,7 @@ namespace specula::backends::testing
                        "): the IR refuses what NumPy accepts: " + b.state().message();
             }
             const ir::value_type want = type_of(s.expected);
-            if (g.type_of(v) != want)
+            if (!type_matches(g.type_of(v), want))
             {
                 return "step " + std::to_string(i) + " (" + s.mnemonic + "): IR infers " +
                        g.type_of(v).to_string() + ", NumPy gives " + want.to_string();

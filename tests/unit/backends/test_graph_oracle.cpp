@@ -57,9 +57,11 @@ namespace
         {
             program_step& s = p.steps[i];
             oracle_array got = from_buffer(r.outputs[i]);
-            const auto& first = p.inputs.size() > static_cast<std::size_t>(s.refs[0])
-                                    ? p.inputs[static_cast<std::size_t>(s.refs[0])].shape
-                                    : std::vector<std::int64_t>{};
+            const bool from_input =
+                !s.refs.empty() && static_cast<std::size_t>(s.refs[0]) < p.inputs.size();
+            const std::vector<std::int64_t> first =
+                from_input ? p.inputs[static_cast<std::size_t>(s.refs[0])].shape
+                           : std::vector<std::int64_t>{};
             const std::int64_t depth = first.empty() ? 64 : first.back();
             oracle_array* bound = s.bound ? &*s.bound : nullptr;
             std::string diff = compare(s.tolerance, got, s.expected, bound, depth);
