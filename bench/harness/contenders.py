@@ -23,6 +23,8 @@ class ContenderError(RuntimeError):
 def child_env(quick, extra=None):
     env = dict(os.environ)
     env.update(THREAD_ENV)
+    # ipykernel's debugger otherwise warns about frozen modules on every start.
+    env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
     env["SPECULA_BENCH_QUICK"] = "1" if quick else "0"
     env.update(extra or {})
     return env

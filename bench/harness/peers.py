@@ -15,9 +15,11 @@ PYTHON = "/usr/bin/python3"
 
 
 class PeerContender:
-    def __init__(self, workload, peer, quick, timeout=900):
-        self.name, self.workload, self.peer, self.timeout = peer, workload, peer, timeout
-        extra = {"OMP_WAIT_POLICY": "passive"} if peer.startswith("torch") else {}
+    def __init__(self, workload, peer, quick, env=None):
+        self.name, self.workload, self.peer = peer, workload, peer
+        extra = dict(env or {})
+        if peer.startswith("torch"):
+            extra["OMP_WAIT_POLICY"] = "passive"  # idle OpenMP threads must not spin
         self.env = child_env(quick, extra)
         self.proc = None
         self.info = {}
