@@ -1,5 +1,7 @@
 #include "ir/builder.hpp"
 
+#include <algorithm>
+
 #include "ir/infer.hpp"
 
 namespace specula::ir
@@ -51,6 +53,35 @@ namespace specula::ir
             }
         }
         return m_status.ok();
+    }
+
+    std::vector<int> builder::canonical_axes(value_id x, std::vector<int> axes) const
+    {
+        // Non-negative and sorted, so equal reductions print and CSE alike; bad axes
+        // are left for the type rules to report.
+        if (x == no_id || x >= p_graph->num_values())
+        {
+            return axes;
+        }
+        const int rank = p_graph->type_of(x).dims.rank();
+        for (int& axis : axes)
+        {
+            if (auto k = normalize_axis(axis, rank))
+            {
+                axis = *k;
+            }
+        }
+        std::sort(axes.begin(), axes.end());
+        return axes;
+    }
+
+    int builder::canonical_axis(value_id x, int axis, int extra_rank) const
+    {
+        if (x == no_id || x >= p_graph->num_values())
+        {
+            return axis;
+        }
+        return normalize_axis(axis, p_graph->type_of(x).dims.rank() + extra_rank).value_or(axis);
     }
 
     value_id builder::single(std::vector<value_id> outs)
@@ -206,7 +237,7 @@ namespace specula::ir
     {
         reduce_attr a;
         a.all_axes = false;
-        a.axes = std::move(axes);
+        a.axes = canonical_axes(x, std::move(axes));
         a.keepdims = keepdims;
         a.ddof = ddof;
         return single(create(code, {x}, a));
@@ -234,11 +265,13 @@ namespace specula::ir
     }
     value_id builder::concatenate(const std::vector<value_id>& xs, int axis)
     {
-        return single(create(op::CONCATENATE, xs, axis_attr{axis}));
+        return single(create(op::CONCATENATE, xs,
+                             axis_attr{xs.empty() ? axis : canonical_axis(xs[0], axis, 0)}));
     }
     value_id builder::stack(const std::vector<value_id>& xs, int axis)
     {
-        return single(create(op::STACK, xs, axis_attr{axis}));
+        return single(
+            create(op::STACK, xs, axis_attr{xs.empty() ? axis : canonical_axis(xs[0], axis, 1)}));
     }
     value_id builder::slice(value_id x, std::vector<slice_item> items)
     {
@@ -246,7 +279,7 @@ namespace specula::ir
     }
     value_id builder::gather(value_id x, value_id indices, int axis)
     {
-        return single(create(op::GATHER, {x, indices}, axis_attr{axis}));
+        return single(create(op::GATHER, {x, indices}, axis_attr{canonical_axis(x, axis, 0)}));
     }
     value_id builder::mask_select(value_id x, value_id mask)
     {
@@ -258,7 +291,8 @@ namespace specula::ir
     }
     value_id builder::gather_update(value_id x, value_id indices, value_id v, int axis)
     {
-        return single(create(op::GATHER_UPDATE, {x, indices, v}, axis_attr{axis}));
+        return single(
+            create(op::GATHER_UPDATE, {x, indices, v}, axis_attr{canonical_axis(x, axis, 0)}));
     }
     value_id builder::mask_update(value_id x, value_id mask, value_id v)
     {
@@ -291,7 +325,7 @@ namespace specula::ir
     }
     value_id builder::shape_dim(value_id x, int axis)
     {
-        return single(create(op::SHAPE_DIM, {x}, axis_attr{axis}));
+        return single(create(op::SHAPE_DIM, {x}, axis_attr{canonical_axis(x, axis, 0)}));
     }
 
     void builder::assert_true(value_id cond, std::uint32_t exit_id, std::string reason)

@@ -69,7 +69,8 @@ namespace specula::ir
         value_id dot(value_id a, value_id b);
         value_id outer(value_id a, value_id b);
 
-        // Over all axes (axis=None).
+        // Axes (and the axis of concatenate/stack/gather/shape_dim) are stored
+        // normalised: non-negative and sorted. Over all axes (axis=None):
         value_id reduce_all(op code, value_id x, bool keepdims = false, std::int64_t ddof = 0);
         value_id reduce(op code, value_id x, std::vector<int> axes, bool keepdims = false,
                         std::int64_t ddof = 0);
@@ -121,6 +122,8 @@ namespace specula::ir
 
     private:
         value_id single(std::vector<value_id> outs);
+        std::vector<int> canonical_axes(value_id x, std::vector<int> axes) const;
+        int canonical_axis(value_id x, int axis, int extra_rank) const;
         bool check_inputs(const std::vector<value_id>& inputs);
         void fail(std::string message);
 
