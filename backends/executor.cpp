@@ -41,7 +41,7 @@ namespace specula::backends
                 return run_region(f, g.body());
             }
 
-            std::optional<assert_exit> m_exit;
+            std::optional<assert_exit> take_exit() { return std::move(m_exit); }
 
         private:
             status run_region(frame& f, ir::region_id r)
@@ -261,6 +261,7 @@ namespace specula::backends
             }
 
             const executable& m_exe;
+            std::optional<assert_exit> m_exit;
         };
     } // namespace
 
@@ -277,7 +278,7 @@ namespace specula::backends
         {
             r.outputs = std::move(f.outputs);
         }
-        r.exit = std::move(w.m_exit);
+        r.exit = w.take_exit();
         return r;
     }
 } // namespace specula::backends
