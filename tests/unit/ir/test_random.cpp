@@ -469,11 +469,13 @@ namespace
         graph g("large");
         builder b(g);
         std::mt19937 rng(7);
-        std::vector<value_id> pool{b.input({dtype::float64, shape{64}}), b.input({dtype::float64, shape{64}})};
+        std::vector<value_id> pool{b.input({dtype::float64, shape{64}}),
+                                   b.input({dtype::float64, shape{64}})};
         static const op ops[] = {op::ADD, op::MUL, op::SUB, op::MAXIMUM};
         for (int i = 0; i < 4000; ++i)
         {
-            const auto pick = [&](size_t window) {
+            const auto pick = [&](size_t window)
+            {
                 const size_t lo = pool.size() > window ? pool.size() - window : 0;
                 return pool[lo + rng() % (pool.size() - lo)];
             };
