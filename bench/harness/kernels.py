@@ -32,9 +32,11 @@ class KernelContender:
         self.kc = None
         self.info = {}
 
-    def start(self):
+    def launch(self):
         self.km = KernelManager(kernel_name=self.kernel_name)
         self.km.start_kernel(env=self.env)
+
+    def wait_ready(self):
         self.kc = self.km.client()
         self.kc.start_channels()
         self.kc.wait_for_ready(timeout=120)
@@ -91,5 +93,7 @@ class KernelContender:
     def stop(self):
         if self.kc is not None:
             self.kc.stop_channels()
+            self.kc = None
         if self.km is not None and self.km.has_kernel:
             self.km.shutdown_kernel(now=False)
+        self.km = None

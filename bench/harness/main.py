@@ -16,7 +16,7 @@ def parse_args(argv):
     p.add_argument("--quick", action="store_true",
                    help="smoke sizes and few runs: checks everything works, times nothing")
     p.add_argument("--only", default="", help="comma-separated workloads, e.g. W1,W3")
-    p.add_argument("--repeat", type=int, help="timed runs per cell (default 7, quick 2)")
+    p.add_argument("--repeat", type=int, help="timed runs per cell (default 11, quick 2)")
     p.add_argument("--warmup", type=int, help="warm-up runs per cell (default 3, quick 1)")
     p.add_argument("--results", help="results page to write (default bench/RESULTS.md; "
                    "with --quick a temporary directory)")
@@ -24,7 +24,7 @@ def parse_args(argv):
     p.add_argument("--no-peaks", action="store_true", help="skip the GEMM/triad peaks")
     p.add_argument("--note", default="", help="a paragraph added to the results page")
     options = p.parse_args(argv)
-    options.repeat = options.repeat or (2 if options.quick else 7)
+    options.repeat = options.repeat or (2 if options.quick else 11)
     options.warmup = options.warmup if options.warmup is not None else (1 if options.quick else 3)
     if options.results is None:
         options.results = (os.path.join(tempfile.gettempdir(), "specula-bench-quick", "RESULTS.md")
@@ -63,7 +63,7 @@ def main(argv=None):
     with open(options.results, "w", encoding="utf-8") as f:
         f.write(report.markdown(table, results, described, peaks, options))
     with open(os.path.splitext(options.results)[0] + ".json", "w", encoding="utf-8") as f:
-        f.write(report.json_dump(table, described, peaks, options))
+        f.write(report.json_dump(table, results, described, peaks, options))
     problems = report.failures(results)
     for workload_id, name, error in problems:
         print(f"FAILED {workload_id} {name}: {error}")

@@ -2,6 +2,7 @@
 import statistics
 import sys
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from . import cells as cell_files
@@ -79,9 +80,11 @@ def measure(workload, options):
     live = [(c, o) for c, o in zip(contenders, (o for o in outcomes if not o.error))]
     work = {}
     try:
+        log(f"  {workload.id}: starting " + ", ".join(o.name for _, o in live))
         for contender, outcome in live:
-            log(f"  {workload.id}: starting {outcome.name}")
-            guarded(outcome, "start", contender.start)
+            guarded(outcome, "start", contender.launch)
+        for contender, outcome in live:
+            guarded(outcome, "start", contender.wait_ready)
             guarded(outcome, "setup", lambda: contender.setup(setup))
             outcome.info = getattr(contender, "info", {})
         work = estimate_work(workload, live)
@@ -104,12 +107,16 @@ def measure(workload, options):
             if outcome.kind == "kernel":
                 outcome.engine = guarded(outcome, "engine report", contender.engine_report)
     finally:
-        for contender, _ in live:
-            try:
-                contender.stop()
-            except Exception as exc:  # a kernel that will not stop must not hide the results
-                log(f"    could not stop {contender.name}: {exc}")
+        with ThreadPoolExecutor(len(live)) as pool:  # shutdowns wait; let them overlap
+            list(pool.map(stop_quietly, (c for c, _ in live)))
     return {"outcomes": outcomes, "work": work}
+
+
+def stop_quietly(contender):
+    try:
+        contender.stop()
+    except Exception as exc:  # a kernel that will not stop must not hide the results
+        log(f"    could not stop {contender.name}: {exc}")
 
 
 def estimate_work(workload, live):

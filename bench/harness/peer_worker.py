@@ -4,6 +4,7 @@ Requests: {"cmd": "setup", "workload", "peer", "source"}, {"cmd": "run", "label"
 {"cmd": "check"}. The workload's setup cells run first, so the peer starts from the same
 data and initial parameters as the notebook code.
 """
+import importlib
 import json
 import os
 import sys
@@ -45,4 +46,7 @@ if __name__ == "__main__":
     protocol = os.fdopen(os.dup(sys.stdout.fileno()), "w")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     sys.stdout = sys.stderr
+    if len(sys.argv) > 1:
+        from peers import MODULES
+        importlib.import_module(MODULES[sys.argv[1]])
     serve(protocol)

@@ -24,9 +24,13 @@ class PeerContender:
         self.proc = None
         self.info = {}
 
-    def start(self):
-        self.proc = subprocess.Popen([PYTHON, WORKER], stdin=subprocess.PIPE,
+    def launch(self):
+        # The worker imports the peer's library while the kernels start.
+        self.proc = subprocess.Popen([PYTHON, WORKER, self.peer], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, env=self.env, text=True)
+
+    def wait_ready(self):
+        pass
 
     def call(self, **request):
         self.proc.stdin.write(json.dumps(request) + "\n")

@@ -163,7 +163,13 @@ def markdown(table, results, machine, peaks, options):
     return "\n".join(out)
 
 
-def json_dump(table, machine, peaks, options):
+def check_status(results):
+    """workload -> contender -> "passed", "not installed" or the failure."""
+    return {w.id: {o.name: o.error if o.error else ("passed" if o.checked else "not checked")
+                   for o in measured["outcomes"]} for w, measured in results}
+
+
+def json_dump(table, results, machine, peaks, options):
     return json.dumps({"quick": options.quick, "warmup": options.warmup,
                        "repeat": options.repeat, "machine": machine, "peaks": peaks,
-                       "rows": table}, indent=1, default=str)
+                       "rows": table, "checks": check_status(results)}, indent=1, default=str)

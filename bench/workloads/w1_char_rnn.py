@@ -76,7 +76,8 @@ hprev = np.zeros((hidden_size, 1))
 
 # %% check
 # Gradient check by central differences, in the min-char-rnn way: a few random entries
-# of every parameter. Clipping is inactive at this scale, so analytic must match numeric.
+# of every parameter. Entries at the clipping limit (possible once trained) are skipped:
+# the finite difference sees the unclipped gradient.
 check_inputs = [char_to_ix[ch] for ch in data[:seq_length]]
 check_targets = [char_to_ix[ch] for ch in data[1:seq_length + 1]]
 h0 = np.zeros((hidden_size, 1))
@@ -94,7 +95,7 @@ for param, dparam in zip([Wxh, Whh, Why, bh, by], [dWxh, dWhh, dWhy, dbh, dby]):
         param[ri] = old
         numeric = (loss_plus - loss_minus) / 2e-5
         analytic = dparam[ri]
-        if abs(analytic - numeric) > 1e-8 + 1e-5 * abs(numeric):
+        if abs(analytic) < 5 and abs(analytic - numeric) > 1e-8 + 1e-5 * abs(numeric):
             mismatches.append((ri, analytic, numeric))
 assert not mismatches, f"gradient check failed: {mismatches}"
 
