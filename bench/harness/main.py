@@ -46,6 +46,9 @@ def main(argv=None):
     else:
         fresh_cache = options.numba_cache = tempfile.mkdtemp(prefix="specula-bench-numba-")
     started = time.perf_counter()
+    load_at_start = os.getloadavg()[0]
+    if load_at_start > 1.0:
+        measure.log(f"warning: load average {load_at_start:.1f}: other work will add noise")
     try:
         measure.log("machine: describing and measuring peaks")
         described = machine.describe()
@@ -58,6 +61,7 @@ def main(argv=None):
         if fresh_cache:
             shutil.rmtree(fresh_cache, ignore_errors=True)
     options.specula_version = specula_version(results)
+    options.load = (load_at_start, os.getloadavg()[0])
     table = report.rows(results, peaks)
     print(report.console_table(table))
     with open(options.results, "w", encoding="utf-8") as f:

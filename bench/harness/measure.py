@@ -33,6 +33,14 @@ class Outcome:
             return None
         return statistics.median(s[0 if metric == "inner" else 1] for s in samples)
 
+    def spread(self, label, metric):
+        """Interquartile range over the median: how noisy the timed runs were."""
+        samples = sorted(s[0 if metric == "inner" else 1] for s in self.runs.get(label, []))
+        if self.error or len(samples) < 4:
+            return None
+        q1, _, q3 = statistics.quantiles(samples, n=4)
+        return (q3 - q1) / statistics.median(samples)
+
     def first_run_extra(self, label):
         """Warm-up time beyond the steady state: compilation, caches, JIT profiling."""
         steady = self.median(label, "inner")
@@ -63,7 +71,7 @@ def guarded(outcome, step, action):
         return None
     try:
         return action()
-    except (ContenderError, OSError, RuntimeError, ValueError, KeyError) as exc:
+    except Exception as exc:  # whatever broke, the other contenders still get measured
         outcome.error = f"{step}: {exc}"
         log(f"    {outcome.name} failed at {step}: {exc}")
         if not isinstance(exc, ContenderError):

@@ -8,12 +8,16 @@ def speedup(reference, value):
     return None if reference is None or value is None or value <= 0 else reference / value
 
 
+def to_ms(seconds):
+    return None if seconds is None else seconds * 1e3
+
+
 def fmt_ratio(r):
     return "—" if r is None else f"{r:.2f}×"
 
 
-def fmt_ms(seconds):
-    return "—" if seconds is None else f"{seconds * 1e3:.1f}"
+def fmt_number(value):
+    return "—" if value is None else f"{value:.1f}"
 
 
 def engine_counts(outcome):
@@ -41,13 +45,13 @@ def rows(results, peaks):
                       else None for c in COLUMNS}
             out.append({
                 "name": name, "title": workload.title, "goal": t.goal, "metric": t.metric,
-                "ipykernel_ms": None if base is None else base * 1e3, "ratios": ratios,
-                "bound_ms": None if bound is None else bound * 1e3,
+                "ipykernel_ms": to_ms(base), "ratios": ratios, "bound_ms": to_ms(bound),
                 "engine": engine_counts(by_name.get("specula-on")),
-                "first_run_extra_ms": {o.name: (lambda x: None if x is None else x * 1e3)(
-                    o.first_run_extra(t.label)) for o in measured["outcomes"]},
-                "medians_ms": {o.name: (lambda x: None if x is None else x * 1e3)(
-                    o.median(t.label, t.metric)) for o in measured["outcomes"]},
+                "first_run_extra_ms": {o.name: to_ms(o.first_run_extra(t.label))
+                                       for o in measured["outcomes"]},
+                "medians_ms": {o.name: to_ms(o.median(t.label, t.metric))
+                               for o in measured["outcomes"]},
+                "spread": {o.name: o.spread(t.label, t.metric) for o in measured["outcomes"]},
             })
     return out
 
@@ -69,17 +73,14 @@ def console_table(table):
     lines = [header]
     for r in table:
         lines.append([r["name"] + (" (wall)" if r["metric"] == "wall" else ""),
-                      f"≥{r['goal']:g}×", fmt_ms(None if r["ipykernel_ms"] is None
-                                                 else r["ipykernel_ms"] / 1e3)]
+                      f"≥{r['goal']:g}×", fmt_number(r["ipykernel_ms"])]
                      + [fmt_ratio(r["ratios"][c]) for c in COLUMNS]
-                     + [fmt_ms(None if r["bound_ms"] is None else r["bound_ms"] / 1e3),
-                        r["engine"]])
+                     + [fmt_number(r["bound_ms"]), r["engine"]])
     widths = [max(len(str(line[i])) for line in lines) for i in range(len(header))]
     return "\n".join("  ".join(str(v).rjust(w) for v, w in zip(line, widths)) for line in lines)
 
 
 def markdown(table, results, machine, peaks, options):
-    ms = lambda v: "—" if v is None else f"{v:.1f}"
     v = machine["versions"]
     out = [
         "# Specula benchmark results",
@@ -100,6 +101,8 @@ def markdown(table, results, machine, peaks, options):
         f"jupyter_client {v['jupyter_client']}",
         f"- Peers: Numba {v['numba']}, PyTorch {v['torch']} (CPU), numexpr {v['numexpr']}",
         f"- Specula kernel: {options.specula_version}",
+        f"- Load average (1 min) at start {options.load[0]:.2f}, at end {options.load[1]:.2f}"
+        " (other work on the machine makes ratios noisier)",
         "- Threads: OMP/OPENBLAS/MKL/NUMEXPR/NUMBA_NUM_THREADS=2, torch.set_num_threads(2), "
         "OMP_WAIT_POLICY=passive for PyTorch",
         "",
@@ -122,9 +125,9 @@ def markdown(table, results, machine, peaks, options):
     ]
     for r in table:
         name = r["name"] + (" (round trip)" if r["metric"] == "wall" else "")
-        out.append(f"| {name}: {r['title']} | ≥{r['goal']:g}× | {ms(r['ipykernel_ms'])} | "
+        out.append(f"| {name}: {r['title']} | ≥{r['goal']:g}× | {fmt_number(r['ipykernel_ms'])} | "
                    + " | ".join(fmt_ratio(r["ratios"][c]) for c in COLUMNS)
-                   + f" | {ms(r['bound_ms'])} | {r['engine']} |")
+                   + f" | {fmt_number(r['bound_ms'])} | {r['engine']} |")
     out += [
         "",
         "Lower bound: the cell's floating-point work at the measured GEMM peak of its dtype, "
@@ -137,14 +140,18 @@ def markdown(table, results, machine, peaks, options):
         "for Numba and TorchScript (TorchScript optimises on its second call), graph "
         "building for the engine.",
         "",
-        "| workload | contender | median ms | first-run extra ms |",
-        "|---|---|---|---|",
+        "Spread is the interquartile range of the timed runs over their median.",
+        "",
+        "| workload | contender | median ms | spread | first-run extra ms |",
+        "|---|---|---|---|---|",
     ]
     for r in table:
         for name, median in r["medians_ms"].items():
             if median is not None:
-                out.append(f"| {r['name']} | {name} | {ms(median)} | "
-                           f"{ms(r['first_run_extra_ms'][name])} |")
+                spread = r["spread"][name]
+                out.append(f"| {r['name']} | {name} | {fmt_number(median)} | "
+                           + ("—" if spread is None else f"{spread:.0%}") + " | "
+                           f"{fmt_number(r['first_run_extra_ms'][name])} |")
     out += ["", "## Correctness checks", ""]
     for workload, measured in results:
         marks = []

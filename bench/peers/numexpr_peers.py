@@ -12,8 +12,10 @@ class Heat:
 
     @staticmethod
     def step(u, u_new, alpha):
-        c, up, down, left, right = u[1:-1, 1:-1], u[:-2, 1:-1], u[2:, 1:-1], u[1:-1, :-2], u[1:-1, 2:]
-        ne.evaluate("c + alpha * (down + up + right + left - 4 * c)", out=u_new[1:-1, 1:-1])
+        ne.evaluate("c + alpha * (down + up + right + left - 4 * c)",
+                    local_dict={"c": u[1:-1, 1:-1], "up": u[:-2, 1:-1], "down": u[2:, 1:-1],
+                                "left": u[1:-1, :-2], "right": u[1:-1, 2:], "alpha": alpha},
+                    out=u_new[1:-1, 1:-1])
 
     def run(self, label):
         for _ in range(self.ns["steps"]):
