@@ -87,3 +87,22 @@ def test_silent_error_publishes_nothing(kernel):
     content, messages = execute(kc, "1/0", silent=True)
     assert content["status"] == "error"
     assert outputs(messages, "error") == []
+
+
+def test_interrupt_while_waiting_for_input(kernel):
+    km, kc = kernel
+    msg_id = kc.execute("answer = input('? ')", allow_stdin=True)
+    request = kc.get_stdin_msg(timeout=30)
+    assert request["msg_type"] == "input_request"
+    # The wait is a zmq receive: the interrupt must not abort the kernel. It
+    # is delivered once the frontend answers.
+    for _ in range(3):
+        km.interrupt_kernel()
+    kc.input("late")
+    reply = shell_reply(kc, msg_id)["content"]
+    collect(kc, msg_id)
+    assert reply["status"] == "error"
+    assert reply["ename"] == "KeyboardInterrupt"
+    content, messages = execute(kc, "'answer' in globals()")
+    assert content["status"] == "ok"
+    assert outputs(messages, "execute_result")[0]["data"]["text/plain"] == "False"
