@@ -1,5 +1,6 @@
 #include "kernel/interpreter.hpp"
 
+#include <optional>
 #include <utility>
 
 #include <pybind11_json/pybind11_json.hpp>
@@ -9,6 +10,7 @@
 #include "kernel/kernel_info.hpp"
 #include "kernel/python_streams.hpp"
 #include "kernel/sigint_gate.hpp"
+#include "kernel/specula_magic.hpp"
 
 namespace specula::kernel
 {
@@ -31,6 +33,26 @@ namespace specula::kernel
             error.ename = py::str(e.type().attr("__name__"));
             error.evalue = py::str(e.value());
             error.traceback = {error.ename + ": " + error.evalue};
+            return error;
+        }
+
+        // The reply of a failed cell names the exception IPython recorded on
+        // the ExecutionResult (as ipykernel does), with the traceback shown.
+        cell_error error_from_result(const py::object& result,
+                                     const std::optional<cell_error>& shown)
+        {
+            py::object err = result.attr("error_before_exec");
+            if (err.is_none())
+            {
+                err = result.attr("error_in_exec");
+            }
+            cell_error error;
+            error.ename = py::str(py::type::of(err).attr("__name__"));
+            error.evalue = py::str(err);
+            if (shown)
+            {
+                error.traceback = shown->traceback;
+            }
             return error;
         }
 
@@ -67,6 +89,8 @@ namespace specula::kernel
         install_streams();
         install_error_recorder();
         install_display_flush();
+        track_cell_names(m_ipython_shell, m_cell_names);
+        register_specula_magic(m_ipython_shell, m_cell_names);
         m_python_version = py::str(py::module_::import("platform").attr("python_version")());
         m_engine = std::make_unique<engine::engine>(m_ipython_shell);
         m_output.start_timer();
@@ -122,10 +146,12 @@ namespace specula::kernel
             p_history->begin_cell(execution_count);
         }
         m_output.begin_cell();
-        nl::json reply = run_cell(execution_count, code, silent, store_history, allow_stdin);
+        nl::json reply;
+        py::object result =
+            run_cell(execution_count, code, silent, store_history, allow_stdin, reply);
         if (reply.is_null())
         {
-            reply = finish_cell(silent, user_expressions);
+            reply = finish_cell(result, silent, user_expressions);
         }
         {
             py::gil_scoped_release release;
@@ -134,18 +160,20 @@ namespace specula::kernel
         return reply;
     }
 
-    nl::json interpreter::run_cell(int execution_count, const std::string& code, bool silent,
-                                   bool store_history, bool allow_stdin)
+    py::object interpreter::run_cell(int execution_count, const std::string& code, bool silent,
+                                     bool store_history, bool allow_stdin, nl::json& failure)
     {
         m_ipython_shell.attr("last_error") = py::none();
         try
         {
             input_redirection inputs(allow_stdin, m_output);
+            py::object result;
             {
                 sigint_window interruptible;
-                m_engine->run_cell({code, execution_count, silent, store_history});
+                result = m_engine->run_cell({code, execution_count, silent, store_history});
             }
             discard_tripped_interrupt();
+            return result;
         }
         catch (py::error_already_set& e)
         {
@@ -158,37 +186,41 @@ namespace specula::kernel
                 m_output.flush();
                 publish_execution_error(error.ename, error.evalue, error.traceback);
             }
-            return error_reply_content(error);
+            failure = error_reply_content(error);
+            return py::none();
         }
-        return nullptr;
     }
 
-    nl::json interpreter::finish_cell(bool silent, const nl::json& user_expressions)
+    nl::json interpreter::finish_cell(const py::object& result, bool silent,
+                                      const nl::json& user_expressions)
     {
-        nl::json reply;
-        py::object payload_manager = m_ipython_shell.attr("payload_manager");
-        reply["payload"] = payload_manager.attr("read_payload")();
-        payload_manager.attr("clear_payload")();
+        nl::json payload = m_ipython_shell.attr("payload_manager").attr("read_payload")();
+        m_ipython_shell.attr("payload_manager").attr("clear_payload")();
 
+        // An error message is published when IPython showed a traceback;
+        // some failures (UsageError) only print to stderr, as in ipykernel.
         py::object last_error = m_ipython_shell.attr("last_error");
-        if (last_error.is_none())
+        std::optional<cell_error> shown;
+        if (!last_error.is_none())
         {
+            shown = error_from_shell(last_error);
+            if (!silent)
+            {
+                m_output.flush();
+                publish_execution_error(plain_exception_name(shown->ename), shown->evalue,
+                                        shown->traceback);
+            }
+        }
+        if (result.attr("success").cast<bool>())
+        {
+            nl::json reply;
             reply["status"] = "ok";
+            reply["payload"] = std::move(payload);
             reply["user_expressions"] = m_ipython_shell.attr("user_expressions")(user_expressions);
             return reply;
         }
-        cell_error error = error_from_shell(last_error);
-        if (!silent)
-        {
-            {
-                py::gil_scoped_release release;
-                m_output.flush();
-            }
-            publish_execution_error(plain_exception_name(error.ename), error.evalue,
-                                    error.traceback);
-        }
-        nl::json content = error_reply_content(error);
-        content["payload"] = reply["payload"];
+        nl::json content = error_reply_content(error_from_result(result, shown));
+        content["payload"] = std::move(payload);
         return content;
     }
 

@@ -9,6 +9,7 @@
 #include "engine/engine.hpp"
 #include "kernel/history_manager.hpp"
 #include "kernel/output_coalescer.hpp"
+#include "kernel/report_table.hpp"
 
 namespace specula::kernel
 {
@@ -43,14 +44,18 @@ namespace specula::kernel
         void install_streams();
         void install_error_recorder();
         void install_display_flush();
-        nl::json run_cell(int execution_count, const std::string& code, bool silent,
-                          bool store_history, bool allow_stdin);
-        nl::json finish_cell(bool silent, const nl::json& user_expressions);
+        // IPython's ExecutionResult; `failure` is set (and None returned) when
+        // the shell itself raised.
+        py::object run_cell(int execution_count, const std::string& code, bool silent,
+                            bool store_history, bool allow_stdin, nl::json& failure);
+        nl::json finish_cell(const py::object& result, bool silent,
+                             const nl::json& user_expressions);
 
         history_manager* p_history; // borrowed
         output_coalescer m_output;
         std::unique_ptr<engine::engine> m_engine;
         std::string m_python_version;
+        cell_names m_cell_names;
     };
 } // namespace specula::kernel
 

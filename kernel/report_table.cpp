@@ -1,0 +1,85 @@
+#include "kernel/report_table.hpp"
+
+#include <algorithm>
+#include <array>
+#include <sstream>
+
+namespace specula::kernel
+{
+    void cell_names::record(const std::string& file, int execution_count)
+    {
+        m_count_of_file[file] = execution_count;
+    }
+
+    std::string cell_names::location(const std::string& file, std::int64_t line) const
+    {
+        auto it = m_count_of_file.find(file);
+        if (it != m_count_of_file.end())
+        {
+            return "In [" + std::to_string(it->second) + "], line " + std::to_string(line);
+        }
+        auto slash = file.rfind('/');
+        std::string base = slash == std::string::npos ? file : file.substr(slash + 1);
+        return base + ":" + std::to_string(line);
+    }
+
+    namespace
+    {
+        constexpr std::size_t column_count = 8;
+        using table_line = std::array<std::string, column_count>;
+
+        table_line cells_of(const report_row& row, const cell_names& cells)
+        {
+            return {row.name,
+                    cells.location(row.file, row.line),
+                    row.kind,
+                    row.state,
+                    std::to_string(row.graph_runs),
+                    std::to_string(row.fallbacks),
+                    std::to_string(row.guard_misses) + "/" + std::to_string(row.assert_failures),
+                    row.reason.value_or("")};
+        }
+
+        void append_line(std::ostringstream& out, const table_line& line,
+                         const std::array<std::size_t, column_count>& widths)
+        {
+            for (std::size_t c = 0; c < column_count; ++c)
+            {
+                out << line[c];
+                if (c + 1 < column_count)
+                {
+                    out << std::string(widths[c] - line[c].size() + 2, ' ');
+                }
+            }
+            out << '\n';
+        }
+    } // namespace
+
+    std::string format_report_table(const std::vector<report_row>& rows, const cell_names& cells)
+    {
+        if (rows.empty())
+        {
+            return "No region has become hot yet: every call so far ran in CPython.\n";
+        }
+        std::vector<table_line> lines = {{"region", "where", "kind", "state", "graph runs",
+                                          "fallbacks", "misses/asserts", "reason"}};
+        for (const report_row& row : rows)
+        {
+            lines.push_back(cells_of(row, cells));
+        }
+        std::array<std::size_t, column_count> widths{};
+        for (const table_line& line : lines)
+        {
+            for (std::size_t c = 0; c < column_count; ++c)
+            {
+                widths[c] = std::max(widths[c], line[c].size());
+            }
+        }
+        std::ostringstream out;
+        for (const table_line& line : lines)
+        {
+            append_line(out, line, widths);
+        }
+        return out.str();
+    }
+} // namespace specula::kernel

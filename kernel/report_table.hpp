@@ -1,0 +1,44 @@
+#ifndef SPECULA_KERNEL_REPORT_TABLE_HPP
+#define SPECULA_KERNEL_REPORT_TABLE_HPP
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace specula::kernel
+{
+    // One row of specula.report(), as the magic shows it.
+    struct report_row
+    {
+        std::string name;
+        std::string file;
+        std::int64_t line = 0;
+        std::string kind;
+        std::string state;
+        std::int64_t graph_runs = 0;
+        std::int64_t fallbacks = 0;
+        std::int64_t guard_misses = 0;
+        std::int64_t assert_failures = 0;
+        std::optional<std::string> reason;
+    };
+
+    // Names notebook cells by execution count: IPython compiles each cell
+    // under a temporary file name, which means nothing to the user.
+    class cell_names
+    {
+    public:
+        void record(const std::string& file, int execution_count);
+        // "In [3], line 7" for a cell, "file.py:7" otherwise.
+        std::string location(const std::string& file, std::int64_t line) const;
+
+    private:
+        std::map<std::string, int> m_count_of_file;
+    };
+
+    // The plain-text table `%specula report` prints.
+    std::string format_report_table(const std::vector<report_row>& rows, const cell_names& cells);
+} // namespace specula::kernel
+
+#endif

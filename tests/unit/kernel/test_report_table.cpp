@@ -1,0 +1,48 @@
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "kernel/report_table.hpp"
+
+namespace sk = specula::kernel;
+
+TEST(cell_names, cells_are_named_by_execution_count)
+{
+    sk::cell_names cells;
+    cells.record("/tmp/xpython_12/abc.py", 3);
+    EXPECT_EQ(cells.location("/tmp/xpython_12/abc.py", 7), "In [3], line 7");
+    EXPECT_EQ(cells.location("/home/ada/model.py", 12), "model.py:12");
+}
+
+TEST(report_table, empty_report_says_so)
+{
+    sk::cell_names cells;
+    EXPECT_NE(sk::format_report_table({}, cells).find("No region"), std::string::npos);
+}
+
+TEST(report_table, rows_are_aligned_and_complete)
+{
+    sk::cell_names cells;
+    cells.record("/tmp/c.py", 2);
+    sk::report_row compiled{"step", "/tmp/c.py", 4, "function", "compiled", 120, 1, 2, 0, {}};
+    sk::report_row refused{
+        "gen", "/tmp/c.py", 9, "function", "not_convertible",
+        0,     0,           0, 0,          "not convertible: yield at In [2], line 10"};
+    std::string table = sk::format_report_table({compiled, refused}, cells);
+    std::vector<std::string> lines;
+    for (std::size_t start = 0, end; (end = table.find('\n', start)) != std::string::npos;
+         start = end + 1)
+    {
+        lines.push_back(table.substr(start, end - start));
+    }
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_EQ(lines[0].find("region"), 0u);
+    // Columns line up: "where" starts at the same offset in every line.
+    auto where = lines[0].find("where");
+    EXPECT_EQ(lines[1].find("In [2], line 4"), where);
+    EXPECT_EQ(lines[2].find("In [2], line 9"), where);
+    EXPECT_NE(lines[1].find("120"), std::string::npos);
+    EXPECT_NE(lines[1].find("2/0"), std::string::npos);
+    EXPECT_NE(lines[2].find("not convertible: yield"), std::string::npos);
+}
