@@ -1,5 +1,6 @@
 #include "backends/backend.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace specula::backends
@@ -18,6 +19,42 @@ namespace specula::backends
 
     namespace
     {
+        void add_symbols(const ir::value_type& t, std::vector<std::int32_t>& out)
+        {
+            for (int d = 0; d < t.dims.rank(); ++d)
+            {
+                if (t.dims[d].is_symbolic())
+                {
+                    out.push_back(t.dims[d].symbol_id());
+                }
+            }
+        }
+
+        // Symbols on a loop's carried arguments that the graph's inputs do
+        // not fix: the executor rebinds them at every iteration.
+        std::vector<std::int32_t> loop_symbols(const ir::graph& g, const ir::node& n)
+        {
+            std::vector<std::int32_t> fixed;
+            for (ir::node_id in : g.inputs())
+            {
+                add_symbols(g.type_of(g.get_node(in).outputs[0]), fixed);
+            }
+            std::vector<std::int32_t> scoped;
+            const auto& args = g.get_region(n.regions[0]).args;
+            for (std::size_t i = 1; i < args.size(); ++i)
+            {
+                add_symbols(g.type_of(args[i]), scoped);
+            }
+            std::sort(scoped.begin(), scoped.end());
+            scoped.erase(std::unique(scoped.begin(), scoped.end()), scoped.end());
+            scoped.erase(
+                std::remove_if(scoped.begin(), scoped.end(),
+                               [&fixed](std::int32_t s)
+                               { return std::find(fixed.begin(), fixed.end(), s) != fixed.end(); }),
+                scoped.end());
+            return scoped;
+        }
+
         std::string describe(const ir::graph& g, const ir::node& n)
         {
             return std::string(ir::mnemonic(n.code)) + " (node " + std::to_string(n.id) +
@@ -46,6 +83,10 @@ namespace specula::backends
                 cg.m_regions.resize(g.num_regions());
                 cg.m_inputs = g.inputs();
                 cg.m_outputs = g.outputs();
+                if (m_target.plan_memory)
+                {
+                    cg.m_plan = ir::plan_memory(g);
+                }
                 if (status st = compile_region(g, cg, g.body()); !st)
                 {
                     return st;
@@ -88,6 +129,10 @@ namespace specula::backends
                 if (n.code == ir::op::CALL)
                 {
                     return compile_callee(g, n);
+                }
+                if (n.code == ir::op::LOOP)
+                {
+                    cn.m_loop_symbols = loop_symbols(g, n);
                 }
                 if (is_executor_op(n.code))
                 {

@@ -22,6 +22,9 @@ namespace specula::backends
         device where;
         // Bit-identity with NumPy for float32 too (the policy's `exact` mode).
         bool exact = true;
+        // Run from the IR's memory plan (buffers reused across values and
+        // runs, in-place ops). Off: a fresh buffer per value, for comparisons.
+        bool plan_memory = true;
     };
 
     // Nodes the executor runs itself (no kernel needed from any backend).

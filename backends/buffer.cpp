@@ -1,5 +1,6 @@
 #include "backends/buffer.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -29,7 +30,30 @@ namespace specula::backends
         {
             void operator()(void* p) const { std::free(p); }
         };
+
+        std::atomic<std::int64_t> g_allocations{0};
     } // namespace
+
+    std::int64_t buffer::allocation_count()
+    {
+        return g_allocations.load(std::memory_order_relaxed);
+    }
+
+    buffer buffer::view(ir::dtype elem, std::vector<std::int64_t> shape) const
+    {
+        buffer b = *this;
+        b.m_dtype = elem;
+        b.m_strides = c_strides(shape, ir::itemsize(elem));
+        b.m_shape = std::move(shape);
+        return b;
+    }
+
+    buffer buffer::as_read_only() const
+    {
+        buffer b = *this;
+        b.m_read_only = true;
+        return b;
+    }
 
     result<buffer> buffer::allocate(ir::dtype elem, std::vector<std::int64_t> shape, device dev)
     {
@@ -55,6 +79,7 @@ namespace specula::backends
             return status(status_code::out_of_memory, std::to_string(bytes) + " bytes");
         }
         std::memset(raw, 0, bytes);
+        g_allocations.fetch_add(1, std::memory_order_relaxed);
         buffer b;
         b.m_owner = std::shared_ptr<void>(raw, aligned_free{});
         b.m_data = static_cast<std::byte*>(raw);

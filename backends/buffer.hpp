@@ -1,8 +1,9 @@
 #pragma once
 
 // An n-d array of one dtype on one device: the unit of data a kernel reads
-// and writes. Copies share the bytes (SSA values are never written after
-// their kernel ran), so passing a buffer through control flow is cheap.
+// and writes. Copies share the bytes and the ownership (a shared handle), so
+// passing a buffer through control flow is cheap, and the executor can tell
+// from use_count() whether anybody still holds memory it wants to reuse.
 
 #include "backends/device.hpp"
 #include "backends/status.hpp"
@@ -30,7 +31,20 @@ namespace specula::backends
                              std::vector<std::int64_t> strides = {}, device dev = {},
                              std::shared_ptr<void> keep_alive = {});
 
+        // The same bytes seen as `elem` with C-order `shape`, keeping them alive.
+        buffer view(ir::dtype elem, std::vector<std::int64_t> shape) const;
+        // A copy whose bytes may not be written by whoever receives it (constants
+        // shared by every run); the flag survives copies and views.
+        buffer as_read_only() const;
+
+        // Owning allocations made by allocate() since the process started: the
+        // hook tests use to prove a run allocated nothing.
+        static std::int64_t allocation_count();
+
         bool is_null() const { return m_data == nullptr; }
+        bool is_read_only() const { return m_read_only; }
+        // How many handles share the bytes (0 for an unowned borrow).
+        long use_count() const { return m_owner.use_count(); }
         ir::dtype dtype() const { return m_dtype; }
         const device& where() const { return m_device; }
         int rank() const { return static_cast<int>(m_shape.size()); }
@@ -52,5 +66,6 @@ namespace specula::backends
         device m_device;
         std::vector<std::int64_t> m_shape;
         std::vector<std::int64_t> m_strides;
+        bool m_read_only = false;
     };
 } // namespace specula::backends

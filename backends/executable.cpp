@@ -10,7 +10,13 @@ namespace specula::backends
         {
             return run_result{status::invalid("executable has no graph"), {}, std::nullopt};
         }
-        return execute(*this, *p_main, inputs);
+        if (m_running.exchange(true))
+        {
+            return run_result{status::runtime("executable already running"), {}, std::nullopt};
+        }
+        run_result r = execute(*this, *p_main, inputs);
+        m_running.store(false);
+        return r;
     }
 
     const compiled_graph* executable::find(const std::string& name) const

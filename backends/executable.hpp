@@ -3,11 +3,14 @@
 // The result of backend::compile: the graph, its callees and one kernel per
 // computing node. run() walks it with the common executor.
 
+#include "backends/arena.hpp"
 #include "backends/buffer.hpp"
 #include "backends/kernel.hpp"
 #include "backends/status.hpp"
 #include "ir/graph.hpp"
+#include "ir/passes/plan_memory.hpp"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -21,8 +24,15 @@ namespace specula::backends
     {
         std::uint32_t exit_id = 0;
         std::string reason;
+        std::string graph;            // the graph holding the assert (main or a callee)
+        ir::node_id node = ir::no_id; // the ASSERT node that fired
     };
 
+    // Outputs are the caller's: each stays valid and unchanged for as long as
+    // the caller holds it, whatever later runs do (the executable never writes
+    // memory somebody else holds). An output is never read-only: constants are
+    // copied out. The one alias: an output that is a graph input (or a loop
+    // that never ran over one) is that input's buffer, as in Python.
     struct run_result
     {
         status state;
@@ -39,6 +49,17 @@ namespace specula::backends
         std::vector<std::vector<std::int64_t>> m_output_shapes;
         bool m_static_outputs = true;
         std::string m_backend; // which backend compiled it (reports, tests)
+        // LOOP: symbols of the carried arguments not bound by the graph's
+        // inputs; they are rebound at every iteration (see ir/README.md).
+        std::vector<std::int32_t> m_loop_symbols;
+    };
+
+    // Activations of one graph. Recursion needs one arena per live activation;
+    // they are kept across runs so their blocks are reused.
+    struct arena_pool
+    {
+        std::vector<std::unique_ptr<arena>> m_arenas;
+        std::size_t m_active = 0;
     };
 
     struct compiled_graph
@@ -47,6 +68,8 @@ namespace specula::backends
         std::vector<std::vector<compiled_node>> m_regions; // indexed by region id
         std::vector<ir::node_id> m_inputs;
         std::vector<ir::node_id> m_outputs;
+        std::optional<ir::memory_plan> m_plan; // absent: allocate per value
+        std::unique_ptr<arena_pool> m_pool = std::make_unique<arena_pool>();
     };
 
     // A graph and every graph it calls, compiled. The ir::graph (and its
@@ -60,7 +83,9 @@ namespace specula::backends
 
         // Inputs bind the graph's INPUT/PARAM nodes by index. On success the
         // outputs are in OUTPUT index order; on any failure (assert, error,
-        // unimplemented) none are published.
+        // unimplemented) none are published. The executable keeps its memory
+        // between runs, so one run at a time: a run started while another is
+        // under way (another thread) answers runtime_error.
         run_result run(const std::vector<buffer>& inputs) const;
 
         const compiled_graph& main() const { return *p_main; }
@@ -73,5 +98,6 @@ namespace specula::backends
     private:
         std::map<std::string, std::unique_ptr<compiled_graph>> m_graphs;
         const compiled_graph* p_main = nullptr;
+        mutable std::atomic<bool> m_running{false};
     };
 } // namespace specula::backends

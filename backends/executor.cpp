@@ -3,22 +3,52 @@
 #include "backends/backend.hpp"
 #include "backends/run_shapes.hpp"
 
+#include <cstring>
 #include <string>
 
 namespace specula::backends
 {
     namespace
     {
-        // One activation of a graph: the value table plus its boundary.
+        // One activation of a graph: its compiled form, its arena (value
+        // table and planned memory) and its boundary.
         struct frame
         {
             const compiled_graph* p_graph = nullptr;
-            std::vector<buffer> values; // indexed by value id
+            arena* p_arena = nullptr;
             const std::vector<buffer>* p_inputs = nullptr;
-            std::vector<buffer> outputs;
-            symbol_table symbols;
-            std::vector<const buffer*> scratch_inputs; // reused per node
             int depth = 0;
+
+            std::vector<buffer>& values() const { return p_arena->values; }
+        };
+
+        // Takes the graph's next arena for the life of one activation; nested
+        // (recursive) activations of the same graph get their own.
+        class arena_lease
+        {
+        public:
+            explicit arena_lease(const compiled_graph& g) : m_pool(*g.m_pool)
+            {
+                if (m_pool.m_active == m_pool.m_arenas.size())
+                {
+                    m_pool.m_arenas.push_back(std::make_unique<arena>());
+                }
+                p_arena = m_pool.m_arenas[m_pool.m_active++].get();
+                p_arena->prepare(*g.p_graph, g.m_plan ? &*g.m_plan : nullptr);
+            }
+            ~arena_lease()
+            {
+                p_arena->end_activation();
+                --m_pool.m_active;
+            }
+            arena_lease(const arena_lease&) = delete;
+            arena_lease& operator=(const arena_lease&) = delete;
+
+            arena& get() const { return *p_arena; }
+
+        private:
+            arena_pool& m_pool;
+            arena* p_arena = nullptr;
         };
 
         class walker
@@ -29,9 +59,7 @@ namespace specula::backends
             status run_graph(frame& f)
             {
                 const ir::graph& g = *f.p_graph->p_graph;
-                f.values.resize(g.num_values());
-                f.outputs.resize(f.p_graph->m_outputs.size());
-                f.symbols.reset(g.num_symbols());
+                f.p_arena->outputs.assign(f.p_graph->m_outputs.size(), buffer{});
                 if (f.p_inputs->size() != f.p_graph->m_inputs.size())
                 {
                     return status::invalid("graph '" + g.name() + "' takes " +
@@ -65,15 +93,16 @@ namespace specula::backends
                 case ir::op::PARAM:
                     return bind_input(f, n);
                 case ir::op::OUTPUT:
-                    f.outputs[static_cast<std::size_t>(n.attr_as<ir::boundary_attr>().index)] =
-                        f.values[n.inputs[0]];
+                    f.p_arena
+                        ->outputs[static_cast<std::size_t>(n.attr_as<ir::boundary_attr>().index)] =
+                        f.values()[n.inputs[0]];
                     return status::ok();
                 case ir::op::ASSERT:
                     return run_assert(f, n);
                 case ir::op::IF:
                     return run_if(f, n);
                 case ir::op::LOOP:
-                    return run_loop(f, n);
+                    return run_loop(f, cn);
                 case ir::op::CALL:
                     return run_call(f, n);
                 default:
@@ -86,39 +115,42 @@ namespace specula::backends
                 const auto index = static_cast<std::size_t>(n.attr_as<ir::boundary_attr>().index);
                 const buffer& b = (*f.p_inputs)[index];
                 const ir::value_type& want = f.p_graph->p_graph->type_of(n.outputs[0]);
-                if (status st = f.symbols.bind(want, b); !st)
+                if (status st = f.p_arena->symbols.bind(want, b); !st)
                 {
                     return status::invalid("input " + std::to_string(index) + ": " + st.message());
                 }
-                f.values[n.outputs[0]] = b;
+                f.values()[n.outputs[0]] = b;
                 return status::ok();
             }
 
             status run_assert(frame& f, const ir::node& n)
             {
-                if (f.values[n.inputs[0]].element_as_int(0) != 0)
+                if (f.values()[n.inputs[0]].element_as_int(0) != 0)
                 {
                     return status::ok();
                 }
                 const auto& a = n.attr_as<ir::assert_attr>();
-                m_exit = assert_exit{a.exit_id, a.reason};
+                const std::string& graph = f.p_graph->p_graph->name();
+                m_exit = assert_exit{a.exit_id, a.reason, graph, n.id};
                 return status(status_code::assert_failed,
-                              "exit " + std::to_string(a.exit_id) + ": " + a.reason);
+                              "exit " + std::to_string(a.exit_id) + " (node " +
+                                  std::to_string(n.id) + " of graph '" + graph + "'): " + a.reason);
             }
 
-            // Region results become the node's outputs (buffers are shared).
+            // Region results become the node's outputs (handles are shared; the
+            // arena will not overwrite bytes an output still holds).
             void take_results(frame& f, const ir::node& n, ir::region_id r, std::size_t skip)
             {
                 const auto& results = f.p_graph->p_graph->get_region(r).results;
                 for (std::size_t i = 0; i < n.outputs.size(); ++i)
                 {
-                    f.values[n.outputs[i]] = f.values[results[i + skip]];
+                    f.values()[n.outputs[i]] = f.values()[results[i + skip]];
                 }
             }
 
             status run_if(frame& f, const ir::node& n)
             {
-                const bool cond = f.values[n.inputs[0]].element_as_int(0) != 0;
+                const bool cond = f.values()[n.inputs[0]].element_as_int(0) != 0;
                 const ir::region_id r = n.regions[cond ? 0 : 1];
                 if (status st = run_region(f, r); !st)
                 {
@@ -128,46 +160,88 @@ namespace specula::backends
                 return status::ok();
             }
 
-            status run_loop(frame& f, const ir::node& n)
+            // The loop head: iteration-scoped symbols are forgotten, then the
+            // carried values bind them afresh (and must fit the argument types).
+            status check_carried(frame& f, const compiled_node& cn, const ir::region& body)
             {
+                symbol_table& symbols = f.p_arena->symbols;
+                for (std::int32_t s : cn.m_loop_symbols)
+                {
+                    symbols.forget(s);
+                }
+                const ir::graph& g = *f.p_graph->p_graph;
+                for (std::size_t i = 1; i < body.args.size(); ++i)
+                {
+                    if (status st = symbols.bind(g.type_of(body.args[i]), f.values()[body.args[i]]);
+                        !st)
+                    {
+                        return status::invalid("loop (node " + std::to_string(cn.p_node->id) +
+                                               ") carried value " + std::to_string(i - 1) + ": " +
+                                               st.message());
+                    }
+                }
+                return status::ok();
+            }
+
+            status set_counter(frame& f, ir::value_id arg, std::int64_t it)
+            {
+                auto counter = f.p_arena->acquire(arg, ir::dtype::int64, {});
+                if (!counter)
+                {
+                    return counter.error();
+                }
+                *reinterpret_cast<std::int64_t*>(counter->data()) = it;
+                f.values()[arg] = std::move(counter.value());
+                return status::ok();
+            }
+
+            status run_loop(frame& f, const compiled_node& cn)
+            {
+                const ir::node& n = *cn.p_node;
                 const auto& attr = n.attr_as<ir::loop_attr>();
                 const ir::region& body = f.p_graph->p_graph->get_region(n.regions[0]);
+                std::vector<buffer>& values = f.values();
                 std::size_t next = 0;
                 const std::int64_t trip =
-                    attr.has_trip_count ? f.values[n.inputs[next++]].element_as_int(0) : 0;
+                    attr.has_trip_count ? values[n.inputs[next++]].element_as_int(0) : 0;
                 bool cond =
-                    attr.has_condition ? f.values[n.inputs[next++]].element_as_int(0) != 0 : true;
+                    attr.has_condition ? values[n.inputs[next++]].element_as_int(0) != 0 : true;
                 const std::size_t carried = n.inputs.size() - next;
                 for (std::size_t i = 0; i < carried; ++i)
                 {
-                    f.values[body.args[i + 1]] = f.values[n.inputs[next + i]];
+                    values[body.args[i + 1]] = values[n.inputs[next + i]];
                 }
                 const std::size_t skip = attr.has_condition ? 1 : 0;
-                for (std::int64_t it = 0; (!attr.has_trip_count || it < trip) && cond; ++it)
+                for (std::int64_t it = 0;; ++it)
                 {
-                    auto counter = buffer::allocate(ir::dtype::int64, {});
-                    if (!counter)
+                    if (status st = check_carried(f, cn, body); !st)
                     {
-                        return counter.error();
+                        return st;
                     }
-                    *reinterpret_cast<std::int64_t*>(counter->data()) = it;
-                    f.values[body.args[0]] = *counter;
+                    if ((attr.has_trip_count && it >= trip) || !cond)
+                    {
+                        break;
+                    }
+                    if (status st = set_counter(f, body.args[0], it); !st)
+                    {
+                        return st;
+                    }
                     if (status st = run_region(f, body.id); !st)
                     {
                         return st;
                     }
                     if (attr.has_condition)
                     {
-                        cond = f.values[body.results[0]].element_as_int(0) != 0;
+                        cond = values[body.results[0]].element_as_int(0) != 0;
                     }
                     for (std::size_t i = 0; i < carried; ++i)
                     {
-                        f.values[body.args[i + 1]] = f.values[body.results[i + skip]];
+                        values[body.args[i + 1]] = values[body.results[i + skip]];
                     }
                 }
                 for (std::size_t i = 0; i < n.outputs.size(); ++i)
                 {
-                    f.values[n.outputs[i]] = f.values[body.args[i + 1]];
+                    values[n.outputs[i]] = values[body.args[i + 1]];
                 }
                 return status::ok();
             }
@@ -178,24 +252,42 @@ namespace specula::backends
                 {
                     return status::runtime("call depth above " + std::to_string(max_call_depth));
                 }
-                const auto& callee = n.attr_as<ir::call_attr>().callee;
-                frame inner;
-                inner.p_graph = m_exe.find(callee);
-                inner.depth = f.depth + 1;
+                const compiled_graph* callee = m_exe.find(n.attr_as<ir::call_attr>().callee);
                 std::vector<buffer> args;
                 args.reserve(n.inputs.size());
                 for (ir::value_id v : n.inputs)
                 {
-                    args.push_back(f.values[v]);
+                    args.push_back(f.values()[v]);
                 }
-                inner.p_inputs = &args;
+                arena_lease lease(*callee);
+                frame inner{callee, &lease.get(), &args, f.depth + 1};
                 if (status st = run_graph(inner); !st)
                 {
                     return st;
                 }
-                for (std::size_t i = 0; i < n.outputs.size() && i < inner.outputs.size(); ++i)
+                const std::vector<buffer>& outs = lease.get().outputs;
+                for (std::size_t i = 0; i < n.outputs.size() && i < outs.size(); ++i)
                 {
-                    f.values[n.outputs[i]] = inner.outputs[i];
+                    f.values()[n.outputs[i]] = outs[i];
+                }
+                return status::ok();
+            }
+
+            status gather_inputs(frame& f, const ir::node& n)
+            {
+                std::vector<const buffer*>& ins = f.p_arena->scratch_inputs;
+                ins.clear();
+                for (ir::value_id v : n.inputs)
+                {
+                    const buffer& b = f.values()[v];
+                    if (b.is_null())
+                    {
+                        // Never a crash: a plan that freed a live value is a bug
+                        // to report, and the region falls back.
+                        return status::internal("value " + std::to_string(v) +
+                                                " read after its buffer was reused");
+                    }
+                    ins.push_back(&b);
                 }
                 return status::ok();
             }
@@ -203,55 +295,69 @@ namespace specula::backends
             status run_kernel(frame& f, const compiled_node& cn)
             {
                 const ir::node& n = *cn.p_node;
-                f.scratch_inputs.clear();
-                for (ir::value_id v : n.inputs)
-                {
-                    f.scratch_inputs.push_back(&f.values[v]);
-                }
-                buffer* outs = n.outputs.empty() ? nullptr : &f.values[n.outputs[0]];
                 if (n.outputs.size() > 1)
                 {
                     return status::unimplemented("kernels with several outputs");
                 }
+                if (status st = gather_inputs(f, n); !st)
+                {
+                    return st;
+                }
+                buffer* outs = n.outputs.empty() ? nullptr : &f.values()[n.outputs[0]];
+                const ir::value_id in_place = in_place_input(f, n);
                 if (!cn.m_kernel->allocates_outputs() && outs != nullptr)
                 {
-                    if (status st = allocate_outputs(f, cn, *outs); !st)
+                    if (status st = acquire_output(f, cn, in_place, *outs); !st)
                     {
                         return st;
                     }
                 }
-                kernel_io io{f.scratch_inputs.data(), static_cast<int>(f.scratch_inputs.size()),
-                             outs, static_cast<int>(n.outputs.size())};
+                const std::vector<const buffer*>& ins = f.p_arena->scratch_inputs;
+                kernel_io io{ins.data(), static_cast<int>(ins.size()), outs,
+                             static_cast<int>(n.outputs.size())};
                 status st = cn.m_kernel->run(io);
                 if (!st)
                 {
-                    return status(st.code(),
-                                  std::string(ir::mnemonic(n.code)) + ": " + st.message());
+                    return status(st.code(), std::string(ir::mnemonic(n.code)) + " (node " +
+                                                 std::to_string(n.id) + "): " + st.message());
+                }
+                if (in_place != ir::no_id)
+                {
+                    f.values()[in_place] = buffer{}; // dead by the plan; its bytes are the output's
                 }
                 return status::ok();
             }
 
-            status allocate_outputs(frame& f, const compiled_node& cn, buffer& out)
+            static ir::value_id in_place_input(const frame& f, const ir::node& n)
+            {
+                if (!f.p_graph->m_plan)
+                {
+                    return ir::no_id;
+                }
+                const int i = f.p_graph->m_plan->in_place_input[n.id];
+                return i < 0 ? ir::no_id : n.inputs[static_cast<std::size_t>(i)];
+            }
+
+            status acquire_output(frame& f, const compiled_node& cn, ir::value_id in_place,
+                                  buffer& out)
             {
                 const ir::node& n = *cn.p_node;
                 const ir::graph& g = *f.p_graph->p_graph;
                 const ir::dtype elem = g.type_of(n.outputs[0]).elem;
+                result<buffer> b = status::internal("no output buffer");
                 if (cn.m_static_outputs)
                 {
-                    auto b = buffer::allocate(elem, cn.m_output_shapes[0]);
-                    if (!b)
-                    {
-                        return b.error();
-                    }
-                    out = std::move(b.value());
-                    return status::ok();
+                    b = f.p_arena->acquire(n.outputs[0], elem, cn.m_output_shapes[0], in_place);
                 }
-                auto sizes = resolve_output_shape(g, n, f.scratch_inputs);
-                if (!sizes)
+                else
                 {
-                    return sizes.error();
+                    auto sizes = resolve_output_shape(g, n, f.p_arena->scratch_inputs);
+                    if (!sizes)
+                    {
+                        return sizes.error();
+                    }
+                    b = f.p_arena->acquire(n.outputs[0], elem, sizes.value(), in_place);
                 }
-                auto b = buffer::allocate(elem, std::move(sizes.value()));
                 if (!b)
                 {
                     return b.error();
@@ -263,20 +369,45 @@ namespace specula::backends
             const executable& m_exe;
             std::optional<assert_exit> m_exit;
         };
+
+        // Constants are shared by every run: the caller gets its own copy.
+        result<buffer> publish(const buffer& b)
+        {
+            if (!b.is_read_only())
+            {
+                return b;
+            }
+            auto copy = buffer::allocate(b.dtype(), b.shape(), b.where());
+            if (!copy)
+            {
+                return copy.error();
+            }
+            std::memcpy(copy->data(), b.data(), static_cast<std::size_t>(b.size()) * b.itemsize());
+            return copy;
+        }
     } // namespace
 
     run_result execute(const executable& exe, const compiled_graph& g,
                        const std::vector<buffer>& inputs)
     {
         walker w(exe);
-        frame f;
-        f.p_graph = &g;
-        f.p_inputs = &inputs;
+        arena_lease lease(g);
+        frame f{&g, &lease.get(), &inputs, 0};
         run_result r;
         r.state = w.run_graph(f);
-        if (r.state)
+        for (std::size_t i = 0; r.state && i < lease.get().outputs.size(); ++i)
         {
-            r.outputs = std::move(f.outputs);
+            auto out = publish(lease.get().outputs[i]);
+            if (!out)
+            {
+                r.state = out.error();
+                break;
+            }
+            r.outputs.push_back(std::move(out.value()));
+        }
+        if (!r.state)
+        {
+            r.outputs.clear();
         }
         r.exit = w.take_exit();
         return r;

@@ -18,6 +18,14 @@ namespace specula::backends
     {
     public:
         void reset(std::int32_t count) { m_sizes.assign(static_cast<std::size_t>(count), -1); }
+        // Unbinds one symbol: a loop-carried symbol at each iteration head.
+        void forget(std::int32_t id)
+        {
+            if (static_cast<std::size_t>(id) < m_sizes.size())
+            {
+                m_sizes[static_cast<std::size_t>(id)] = -1;
+            }
+        }
         // Checks `b` against `want` (dtype, rank, static dims) and binds or
         // checks each symbolic dim.
         status bind(const ir::value_type& want, const buffer& b);

@@ -178,6 +178,70 @@ namespace specula::ir
         return single(create(op::CONSTANT, {}, std::move(data)));
     }
 
+    std::optional<dtype> python_scalar_dtype(op code, const promotion_operand& other,
+                                             const promotion_operand& s)
+    {
+        if (auto elem = result_type({other, s}))
+        {
+            return elem;
+        }
+        if (other.elem != dtype::uint8 || s.what != promotion_operand::kind::python_int ||
+            s.ival <= 255)
+        {
+            return std::nullopt;
+        }
+        // Results that depend only on the exact values (bool or float64 out).
+        const bool exact = code == op::EQ || code == op::NE || code == op::LT || code == op::LE ||
+                           code == op::GT || code == op::GE || code == op::LOGICAL_AND ||
+                           code == op::LOGICAL_OR || code == op::LOGICAL_XOR || code == op::DIV;
+        if (exact)
+        {
+            return s.ival <= INT32_MAX ? dtype::int32 : dtype::int64;
+        }
+        // These resolve through np.result_type (uint16 and up: not ours); every
+        // other binary ufunc searches its loops in order and finds int16 first.
+        const bool uniform = code == op::ADD || code == op::SUB || code == op::MUL ||
+                             code == op::MAXIMUM || code == op::MINIMUM;
+        if (!uniform && s.ival <= INT16_MAX)
+        {
+            return dtype::int16;
+        }
+        return std::nullopt;
+    }
+
+    value_id builder::python_scalar(op code, const promotion_operand& s, value_id other,
+                                    const std::optional<promotion_operand>& other_value)
+    {
+        if (!ok() || other == no_id || static_cast<std::size_t>(other) >= p_graph->num_values())
+        {
+            fail("python_scalar: no other operand");
+            return no_id;
+        }
+        const value_type& t = p_graph->type_of(other);
+        if (t.dims.rank() == 0 && !other_value)
+        {
+            fail("python_scalar: a 0-d operand's value decides the dtype; pass it");
+            return no_id;
+        }
+        const promotion_operand o =
+            t.dims.rank() > 0 ? promotion_operand::array_of(t.elem) : *other_value;
+        const auto elem = python_scalar_dtype(code, o, s);
+        if (!elem)
+        {
+            fail("python_scalar: NumPy's result dtype is not supported");
+            return no_id;
+        }
+        if (!is_float(*elem))
+        {
+            return constant(scalar::of_int(*elem, s.ival));
+        }
+        const double v =
+            s.what == promotion_operand::kind::python_float ? s.fval : static_cast<double>(s.ival);
+        // float32 scalars hold their exact widening (NumPy rounds once, to nearest).
+        return constant(scalar::of_float(
+            *elem, *elem == dtype::float32 ? static_cast<double>(static_cast<float>(v)) : v));
+    }
+
     value_id builder::unary(op code, value_id x)
     {
         if (!has(code, prop::UNARY) || code == op::CAST)

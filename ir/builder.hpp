@@ -13,6 +13,17 @@
 
 namespace specula::ir
 {
+    // The dtype a Python scalar operand `s` of binary op `code` takes against
+    // `other` so that the IR op computes exactly what NumPy 1.24 computes:
+    // np.result_type(other, s) with value-based casting, except where NumPy's
+    // loop search leaves that dtype. The only such answers within the IR's
+    // dtypes come from a uint8 operand against a Python int above 255:
+    // comparisons, logical ops and DIV (exact on any type holding both) use
+    // int32/int64; other ops but ADD/SUB/MUL/MAXIMUM/MINIMUM use int16, the
+    // loop NumPy's search finds first (for values up to 32767).
+    std::optional<dtype> python_scalar_dtype(op code, const promotion_operand& other,
+                                             const promotion_operand& s);
+
     class builder
     {
     public:
@@ -58,6 +69,15 @@ namespace specula::ir
 
         value_id constant(const scalar& s);
         value_id constant(constant_attr data);
+        // A Python scalar `s` (what: python_bool/int/float) as the operand of the
+        // binary elementwise op `code` whose other operand is `other`, lowered as
+        // NumPy 1.24 does: a 0-d CONSTANT of python_scalar_dtype(), so the op
+        // computes in NumPy's loop dtype (`f32_array < 0.1` in float32,
+        // `int8_array + 300` in int16). A 0-d `other` needs `other_value`
+        // (promotion_operand::zero_dim_*): NumPy looks at its value too. Fails when
+        // NumPy's answer is outside the IR's dtypes (uint8 + 300, int8 * 0.5).
+        value_id python_scalar(op code, const promotion_operand& s, value_id other,
+                               const std::optional<promotion_operand>& other_value = {});
 
         value_id unary(op code, value_id x);
         value_id binary(op code, value_id a, value_id b);

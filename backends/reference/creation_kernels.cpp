@@ -132,7 +132,7 @@ namespace specula::backends::reference
             }
             std::memcpy(b->data(), c.bytes.data(), c.bytes.size());
             return make_kernel(
-                [value = std::move(b.value())](const kernel_io& io)
+                [value = b.value().as_read_only()](const kernel_io& io)
                 {
                     io.out(0) = value;
                     return status::ok();

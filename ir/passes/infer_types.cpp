@@ -27,12 +27,17 @@ namespace specula::ir
         }
 
         // The most specific type both refine: differing dims become fresh symbols.
-        value_type generalize(graph& g, const value_type& a, const value_type& b)
+        // A symbol `a` shares with the loop's init (`outer`) names a size fixed
+        // outside the loop, so a carried dim that changes gets its own symbol.
+        value_type generalize(graph& g, const value_type& a, const value_type& b,
+                              const value_type* outer = nullptr)
         {
             value_type out = a;
             for (int i = 0; i < a.dims.rank() && i < b.dims.rank(); ++i)
             {
-                if (a.dims[i] != b.dims[i] && !a.dims[i].is_symbolic())
+                const bool inherited = outer != nullptr && i < outer->dims.rank() &&
+                                       a.dims[i].is_symbolic() && outer->dims[i] == a.dims[i];
+                if (a.dims[i] != b.dims[i] && (!a.dims[i].is_symbolic() || inherited))
                 {
                     out.dims[i] = dim::symbol(g.new_symbol());
                 }
@@ -164,7 +169,8 @@ namespace specula::ir
                     if (res.elem == arg.type.elem && res.dims.rank() == arg.type.dims.rank() &&
                         res != arg.type)
                     {
-                        const value_type wider = generalize(m_graph, arg.type, res);
+                        const value_type init = m_graph.type_of(nd.inputs[skip + i]);
+                        const value_type wider = generalize(m_graph, arg.type, res, &init);
                         changed = changed || wider != arg.type;
                         arg.type = wider;
                     }

@@ -161,7 +161,9 @@ namespace specula::ir
                 {
                     return;
                 }
-                const size_t candidates = update ? 1 : n.inputs.size();
+                // CLIP may run as two passes (max, then min with hi): only x may
+                // share its output.
+                const size_t candidates = update || n.code == op::CLIP ? 1 : n.inputs.size();
                 for (size_t i = 0; i < candidates; ++i)
                 {
                     const value_id in = n.inputs[i];

@@ -4,8 +4,10 @@
 //
 // In place is legal only when the input has the same dtype and shape as the result, is
 // dead after the op, is not a graph input/param, constant, region argument or graph
-// output, and lives in the op's own region. Candidates: elementwise ops (any input) and
-// the *_UPDATE ops (input 0).
+// output, and lives in the op's own region. Candidates: elementwise ops (any input;
+// CLIP input 0 only) and the *_UPDATE ops (input 0). A backend's kernels for these ops
+// must be correct when the output is the candidate input's memory (same dtype, shape,
+// strides).
 #pragma once
 
 #include <cstdint>

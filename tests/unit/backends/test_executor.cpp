@@ -188,6 +188,11 @@ namespace
         ASSERT_TRUE(fired.exit.has_value());
         EXPECT_EQ(fired.exit->exit_id, 7u);
         EXPECT_EQ(fired.exit->reason, "y < 10");
+        EXPECT_EQ(fired.exit->graph, "main");
+        ASSERT_NE(fired.exit->node, ir::no_id);
+        EXPECT_EQ(g.get_node(fired.exit->node).code, op::ASSERT);
+        EXPECT_NE(fired.state.message().find("node " + std::to_string(fired.exit->node)),
+                  std::string::npos);
         EXPECT_TRUE(fired.outputs.empty());
         auto passed = compile_and_run(g, {f64({4}, {1, 2, 3, 0})});
         ASSERT_TRUE(passed.state) << passed.state.to_string();

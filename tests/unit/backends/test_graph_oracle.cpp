@@ -1,6 +1,8 @@
 // IR graphs built with the builder, compiled by the reference backend and run
 // by the executor, against NumPy's value for every step: each IR op x dtype,
-// then random multi-step programs (the property test).
+// then random multi-step programs (the property test). Every program runs
+// with the memory plan (twice: the second run reuses the first run's blocks
+// while the first run's outputs are still held) and without it.
 
 #include "backends/reference/reference_backend.hpp"
 #include "graph_program.hpp"
@@ -28,27 +30,9 @@ namespace
         return all;
     }
 
-    // Empty when every step matches NumPy, else the first difference.
-    std::string check_program(graph_program p)
+    // Empty when every step of `r` matches NumPy, else the first difference.
+    std::string compare_run(graph_program& p, const run_result& r)
     {
-        ir::module m;
-        ir::graph& g = m.add_graph("main");
-        if (std::string refused = build_program(p, g); !refused.empty())
-        {
-            return "IR: " + refused;
-        }
-        reference::reference_backend ref;
-        auto exe = ref.compile(g, target{});
-        if (!exe)
-        {
-            return "compile: " + exe.error().to_string();
-        }
-        std::vector<buffer> inputs;
-        for (auto& a : p.inputs)
-        {
-            inputs.push_back(to_buffer(a));
-        }
-        run_result r = exe.value()->run(inputs);
         if (!r.state)
         {
             return "run: " + r.state.to_string();
@@ -68,6 +52,47 @@ namespace
             if (!diff.empty())
             {
                 return "step " + std::to_string(i) + " (" + s.mnemonic + "): " + diff;
+            }
+        }
+        return {};
+    }
+
+    std::string check_program(graph_program p)
+    {
+        ir::module m;
+        ir::graph& g = m.add_graph("main");
+        if (std::string refused = build_program(p, g); !refused.empty())
+        {
+            return "IR: " + refused;
+        }
+        std::vector<buffer> inputs;
+        for (auto& a : p.inputs)
+        {
+            inputs.push_back(to_buffer(a));
+        }
+        reference::reference_backend ref;
+        for (const bool plan : {true, false})
+        {
+            target t;
+            t.plan_memory = plan;
+            auto exe = ref.compile(g, t);
+            if (!exe)
+            {
+                return "compile: " + exe.error().to_string();
+            }
+            const std::string mode = plan ? "planned " : "unplanned ";
+            const run_result first = exe.value()->run(inputs);
+            if (std::string diff = compare_run(p, first); !diff.empty())
+            {
+                return mode + diff;
+            }
+            const run_result second = exe.value()->run(inputs);
+            for (std::string diff : {compare_run(p, second), compare_run(p, first)})
+            {
+                if (!diff.empty())
+                {
+                    return mode + "after a second run: " + diff;
+                }
             }
         }
         return {};

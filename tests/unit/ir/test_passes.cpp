@@ -285,3 +285,36 @@ namespace
         (void)loop_node;
     }
 } // namespace
+
+namespace
+{
+    using namespace specula::ir;
+
+    // x: f64[?0]; loop carries c = concatenate(c, x) starting from x. The carried
+    // size changes, so inference must not leave the input's symbol ?0 on it (the
+    // executor holds input symbols fixed for the run).
+    TEST(infer_types_pass, growing_carried_value_gets_its_own_symbol)
+    {
+        module m;
+        graph& g = m.add_graph("main");
+        builder b(g);
+        const value_type dyn{dtype::float64, shape(std::vector<dim>{dim::symbol(g.new_symbol())})};
+        const value_type i64_scalar{dtype::int64, shape{}};
+        auto x = b.input(dyn, "x");
+        auto n = b.input(i64_scalar, "n");
+        auto body = b.new_region({i64_scalar, dyn});
+        {
+            builder::insertion_guard guard(b);
+            b.set_insertion_end(body);
+            b.set_results(body, {b.concatenate({b.arg(body, 1), x}, 0)});
+        }
+        b.output(b.loop(loop_attr{true, false}, n, no_id, {x}, body)[0], "c");
+        ASSERT_TRUE(b.ok()) << b.state().message();
+        ASSERT_TRUE(infer_types(g).ok());
+        const dim carried = g.type_of(g.get_region(body).args[1]).dims[0];
+        EXPECT_TRUE(carried.is_symbolic());
+        EXPECT_NE(carried, dyn.dims[0]);
+        ASSERT_TRUE(infer_types(g).ok()); // stable on a second run
+        EXPECT_EQ(g.type_of(g.get_region(body).args[1]).dims[0], carried);
+    }
+} // namespace

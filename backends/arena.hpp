@@ -1,0 +1,59 @@
+#pragma once
+
+// The memory of one graph activation: the value table and the blocks behind
+// the IR's memory plan. An arena outlives runs, so after the first run of a
+// statically shaped graph acquiring a value's buffer allocates nothing.
+//
+// Safety does not rest on the plan alone. Handles share ownership of a block,
+// and a block is only written when no handle outside the arena still holds
+// it: a caller's output from an earlier run, a loop-carried value of the
+// previous iteration, a conditional's result. Otherwise the slot takes a spare
+// block (or a new one) and the holder keeps the old bytes untouched.
+
+#include "backends/buffer.hpp"
+#include "backends/run_shapes.hpp"
+#include "backends/status.hpp"
+#include "ir/passes/plan_memory.hpp"
+
+#include <vector>
+
+namespace specula::backends
+{
+    class arena
+    {
+    public:
+        // Sizes the tables for a graph; `plan` null means a fresh allocation per
+        // value (the executor's behaviour without planning).
+        void prepare(const ir::graph& g, const ir::memory_plan* plan);
+
+        // The buffer value `v` is written into, of `elem` and C-order `shape`.
+        // `in_place_of` is the input value the plan lets v overwrite, or no_id.
+        result<buffer> acquire(ir::value_id v, ir::dtype elem,
+                               const std::vector<std::int64_t>& shape,
+                               ir::value_id in_place_of = ir::no_id);
+
+        // Ends an activation: drops every handle of the value table and the
+        // outputs (the caller took its own) so the blocks are free again.
+        void end_activation();
+
+        std::vector<buffer> values; // indexed by value id
+        std::vector<buffer> outputs;
+        symbol_table symbols;
+        std::vector<const buffer*> scratch_inputs; // reused per node
+
+    private:
+        struct slot
+        {
+            buffer block;                    // uint8 bytes, capacity = size()
+            ir::value_id holder = ir::no_id; // the value last written into it
+        };
+
+        result<buffer> fresh_block(std::int64_t bytes, std::int64_t planned);
+        void retire(buffer block);
+        buffer take_spare(std::int64_t bytes);
+
+        const ir::memory_plan* p_plan = nullptr;
+        std::vector<slot> m_slots;    // one per plan buffer
+        std::vector<buffer> m_spares; // blocks waiting for their holders to let go
+    };
+} // namespace specula::backends
