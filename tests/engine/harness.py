@@ -247,3 +247,60 @@ def run_suite(suite, progs, modes=tuple(MODES)):
         rows += coverage_table.rows(p, results[p.name])
     coverage_table.write(suite, rows, broken)
     return results
+
+
+STATES = ("cold", "profiling", "compiled", "not_convertible", "blacklisted")
+
+
+def report_schema_problems(run_):
+    """How a run's specula.report() breaks the documented interface, if it does."""
+    report = (run_.record or {}).get("report")
+    if not isinstance(report, list):
+        return [f"[{run_.mode}] specula.report() did not return a list: {_short(report)}"]
+    problems = []
+    for entry in report:
+        if not isinstance(entry, dict):
+            problems.append(f"[{run_.mode}] report entry is not a dict: {_short(entry)}")
+            continue
+        missing = [k for k in REPORT_KEYS if k not in entry]
+        if missing:
+            problems.append(f"[{run_.mode}] report entry lacks {missing}: {_short(entry)}")
+        if entry.get("state") not in STATES:
+            problems.append(f"[{run_.mode}] unknown state {entry.get('state')!r}")
+        if entry.get("kind") not in ("function", "loop", "cell"):
+            problems.append(f"[{run_.mode}] unknown kind {entry.get('kind')!r}")
+        for k in ("graph_runs", "fallbacks", "guard_misses", "assert_failures"):
+            if k in entry and not (isinstance(entry[k], int) and entry[k] >= 0):
+                problems.append(f"[{run_.mode}] {k} is not a count: {entry[k]!r}")
+        if entry.get("reason") is not None and not isinstance(entry.get("reason"), str):
+            problems.append(f"[{run_.mode}] reason is neither str nor None")
+    return problems
+
+
+def fall_back_problems(program, runs):
+    """Hard expectations of `# must-not-convert:` functions.
+
+    The function must never run as a graph and never end `compiled`; at threshold 0
+    it must be reported (unless marked `(untouched)`: generator and coroutine
+    frames may be handed to CPython without ever becoming a region) with a
+    non-empty reason.
+    """
+    problems = []
+    for mode in ("thr0", "default"):
+        run_ = runs.get(mode)
+        if run_ is None or run_.record is None:
+            continue
+        for function, may_be_absent in program.must_not_convert:
+            entries = report_entries(run_, program, function)
+            if not entries and mode == "thr0" and not may_be_absent:
+                problems.append(f"[{mode}] {function} is not in specula.report() although "
+                                "it was called 20+ times at threshold 0; it must be "
+                                "reported as staying in CPython, with its reason")
+            for e in entries:
+                if e.get("state") == "compiled" or (e.get("graph_runs") or 0) > 0:
+                    problems.append(f"[{mode}] {function} must stay in CPython but is "
+                                    f"{e.get('state')} with {e.get('graph_runs')} graph runs")
+                if not (isinstance(e.get("reason"), str) and e["reason"].strip()):
+                    problems.append(f"[{mode}] {function} is {e.get('state')} without a "
+                                    f"reason: {_short(e)}")
+    return problems
