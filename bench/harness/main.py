@@ -62,6 +62,7 @@ def main(argv=None):
             shutil.rmtree(fresh_cache, ignore_errors=True)
     options.specula_version = specula_version(results)
     options.load = (load_at_start, os.getloadavg()[0])
+    options.elapsed = time.perf_counter() - started
     table = report.rows(results, peaks)
     print(report.console_table(table))
     with open(options.results, "w", encoding="utf-8") as f:

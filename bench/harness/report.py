@@ -102,7 +102,8 @@ def markdown(table, results, machine, peaks, options):
         f"- Peers: Numba {v['numba']}, PyTorch {v['torch']} (CPU), numexpr {v['numexpr']}",
         f"- Specula kernel: {options.specula_version}",
         f"- Load average (1 min) at start {options.load[0]:.2f}, at end {options.load[1]:.2f}"
-        " (other work on the machine makes ratios noisier)",
+        f" (other work on the machine makes ratios noisier); the run took "
+        f"{options.elapsed / 60:.0f} min",
         "- Threads: OMP/OPENBLAS/MKL/NUMEXPR/NUMBA_NUM_THREADS=2, torch.set_num_threads(2), "
         "OMP_WAIT_POLICY=passive for PyTorch",
         "",
