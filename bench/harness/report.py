@@ -103,7 +103,7 @@ def markdown(table, results, machine, peaks, options):
         f"- Specula kernel: {options.specula_version}",
         f"- Load average (1 min) at start {options.load[0]:.2f}, at end {options.load[1]:.2f}"
         f" (other work on the machine makes ratios noisier); the run took "
-        f"{options.elapsed / 60:.0f} min",
+        f"{options.elapsed:.0f} s",
         "- Threads: OMP/OPENBLAS/MKL/NUMEXPR/NUMBA_NUM_THREADS=2, torch.set_num_threads(2), "
         "OMP_WAIT_POLICY=passive for PyTorch",
         "",
