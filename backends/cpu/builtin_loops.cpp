@@ -1,0 +1,313 @@
+#include "backends/cpu/builtin_loops.hpp"
+
+#include "backends/reference/numpy_math.hpp"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace specula::backends::cpu
+{
+    namespace
+    {
+        namespace npm = reference::npmath;
+
+        // Contiguous operands get a typed loop the compiler can vectorise;
+        // anything else (broadcast step 0, strided views) the generic one.
+        template <class In, class Out, class F>
+        void binary(char** args, const std::intptr_t* dims, const std::intptr_t* steps, void*)
+        {
+            const std::intptr_t n = dims[0];
+            if (steps[0] == sizeof(In) && steps[1] == sizeof(In) && steps[2] == sizeof(Out))
+            {
+                const In* a = reinterpret_cast<const In*>(args[0]);
+                const In* b = reinterpret_cast<const In*>(args[1]);
+                Out* o = reinterpret_cast<Out*>(args[2]);
+                for (std::intptr_t i = 0; i < n; ++i)
+                {
+                    o[i] = F::apply(a[i], b[i]);
+                }
+                return;
+            }
+            if (steps[0] == sizeof(In) && steps[1] == 0 && steps[2] == sizeof(Out))
+            {
+                const In* a = reinterpret_cast<const In*>(args[0]);
+                const In b = *reinterpret_cast<const In*>(args[1]);
+                Out* o = reinterpret_cast<Out*>(args[2]);
+                for (std::intptr_t i = 0; i < n; ++i)
+                {
+                    o[i] = F::apply(a[i], b);
+                }
+                return;
+            }
+            char* a = args[0];
+            char* b = args[1];
+            char* o = args[2];
+            for (std::intptr_t i = 0; i < n; ++i, a += steps[0], b += steps[1], o += steps[2])
+            {
+                *reinterpret_cast<Out*>(o) =
+                    F::apply(*reinterpret_cast<const In*>(a), *reinterpret_cast<const In*>(b));
+            }
+        }
+
+        template <class In, class Out, class F>
+        void unary(char** args, const std::intptr_t* dims, const std::intptr_t* steps, void*)
+        {
+            const std::intptr_t n = dims[0];
+            if (steps[0] == sizeof(In) && steps[1] == sizeof(Out))
+            {
+                const In* a = reinterpret_cast<const In*>(args[0]);
+                Out* o = reinterpret_cast<Out*>(args[1]);
+                for (std::intptr_t i = 0; i < n; ++i)
+                {
+                    o[i] = F::apply(a[i]);
+                }
+                return;
+            }
+            char* a = args[0];
+            char* o = args[1];
+            for (std::intptr_t i = 0; i < n; ++i, a += steps[0], o += steps[1])
+            {
+                *reinterpret_cast<Out*>(o) = F::apply(*reinterpret_cast<const In*>(a));
+            }
+        }
+
+#define SPECULA_CPU_BIN(name, expr)                                                                \
+    struct name                                                                                    \
+    {                                                                                              \
+        template <class T>                                                                         \
+        static auto apply(T a, T b)                                                                \
+        {                                                                                          \
+            return expr;                                                                           \
+        }                                                                                          \
+    };
+        SPECULA_CPU_BIN(add_op, npm::wrap_add(a, b))
+        SPECULA_CPU_BIN(sub_op, npm::wrap_sub(a, b))
+        SPECULA_CPU_BIN(mul_op, npm::wrap_mul(a, b))
+        SPECULA_CPU_BIN(div_op, a / b)
+        SPECULA_CPU_BIN(max_op, npm::maximum(a, b))
+        SPECULA_CPU_BIN(min_op, npm::minimum(a, b))
+        SPECULA_CPU_BIN(eq_op, a == b)
+        SPECULA_CPU_BIN(ne_op, a != b)
+        SPECULA_CPU_BIN(lt_op, a < b)
+        SPECULA_CPU_BIN(le_op, a <= b)
+        SPECULA_CPU_BIN(gt_op, a > b)
+        SPECULA_CPU_BIN(ge_op, a >= b)
+        SPECULA_CPU_BIN(and_op, static_cast<T>(a& b))
+        SPECULA_CPU_BIN(or_op, static_cast<T>(a | b))
+        SPECULA_CPU_BIN(xor_op, static_cast<T>(a ^ b))
+        SPECULA_CPU_BIN(land_op, static_cast<bool>(a&& b))
+        SPECULA_CPU_BIN(lor_op, static_cast<bool>(a || b))
+        SPECULA_CPU_BIN(lxor_op, static_cast<bool>(a != b))
+#undef SPECULA_CPU_BIN
+
+        struct neg_op
+        {
+            template <class T>
+            static T apply(T a)
+            {
+                return npm::wrap_neg(a);
+            }
+        };
+        struct abs_op
+        {
+            template <class T>
+            static T apply(T a)
+            {
+                return npm::absolute(a);
+            }
+        };
+        struct square_op
+        {
+            template <class T>
+            static T apply(T a)
+            {
+                return npm::wrap_mul(a, a);
+            }
+        };
+        struct not_op
+        {
+            static bool apply(bool a) { return !a; }
+        };
+
+        template <class T>
+        ufunc_loop typed_loop(ir::op code)
+        {
+            constexpr bool is_bool = std::is_same_v<T, bool>;
+            constexpr bool is_float = std::is_floating_point_v<T>;
+            switch (code)
+            {
+            case ir::op::ADD:
+                return {binary<T, T, add_op>, nullptr};
+            case ir::op::SUB:
+                if constexpr (!is_bool)
+                {
+                    return {binary<T, T, sub_op>, nullptr};
+                }
+                break;
+            case ir::op::MUL:
+                return {binary<T, T, mul_op>, nullptr};
+            case ir::op::DIV:
+                if constexpr (is_float)
+                {
+                    return {binary<T, T, div_op>, nullptr};
+                }
+                break;
+            case ir::op::MAXIMUM:
+                return {binary<T, T, max_op>, nullptr};
+            case ir::op::MINIMUM:
+                return {binary<T, T, min_op>, nullptr};
+            case ir::op::EQ:
+                return {binary<T, bool, eq_op>, nullptr};
+            case ir::op::NE:
+                return {binary<T, bool, ne_op>, nullptr};
+            case ir::op::LT:
+                return {binary<T, bool, lt_op>, nullptr};
+            case ir::op::LE:
+                return {binary<T, bool, le_op>, nullptr};
+            case ir::op::GT:
+                return {binary<T, bool, gt_op>, nullptr};
+            case ir::op::GE:
+                return {binary<T, bool, ge_op>, nullptr};
+            case ir::op::BITWISE_AND:
+            case ir::op::BITWISE_OR:
+            case ir::op::BITWISE_XOR:
+                if constexpr (!is_float)
+                {
+                    if (code == ir::op::BITWISE_AND)
+                    {
+                        return {binary<T, T, and_op>, nullptr};
+                    }
+                    if (code == ir::op::BITWISE_OR)
+                    {
+                        return {binary<T, T, or_op>, nullptr};
+                    }
+                    return {binary<T, T, xor_op>, nullptr};
+                }
+                break;
+            case ir::op::LOGICAL_AND:
+            case ir::op::LOGICAL_OR:
+            case ir::op::LOGICAL_XOR:
+            case ir::op::LOGICAL_NOT:
+                // Logic runs on operands cast to bool (the caller inserts the casts).
+                if constexpr (is_bool)
+                {
+                    if (code == ir::op::LOGICAL_AND)
+                    {
+                        return {binary<bool, bool, land_op>, nullptr};
+                    }
+                    if (code == ir::op::LOGICAL_OR)
+                    {
+                        return {binary<bool, bool, lor_op>, nullptr};
+                    }
+                    if (code == ir::op::LOGICAL_XOR)
+                    {
+                        return {binary<bool, bool, lxor_op>, nullptr};
+                    }
+                    return {unary<bool, bool, not_op>, nullptr};
+                }
+                break;
+            case ir::op::NEG:
+                if constexpr (!is_bool)
+                {
+                    return {unary<T, T, neg_op>, nullptr};
+                }
+                break;
+            case ir::op::ABS:
+                return {unary<T, T, abs_op>, nullptr};
+            case ir::op::SQUARE:
+                return {unary<T, T, square_op>, nullptr};
+            default:
+                break;
+            }
+            return {};
+        }
+
+        template <class F>
+        auto with_type(ir::dtype t, F&& f)
+        {
+            switch (t)
+            {
+            case ir::dtype::bool_:
+                return f(bool{});
+            case ir::dtype::int8:
+                return f(std::int8_t{});
+            case ir::dtype::int16:
+                return f(std::int16_t{});
+            case ir::dtype::int32:
+                return f(std::int32_t{});
+            case ir::dtype::int64:
+                return f(std::int64_t{});
+            case ir::dtype::uint8:
+                return f(std::uint8_t{});
+            case ir::dtype::float32:
+                return f(float{});
+            case ir::dtype::float64:
+                return f(double{});
+            }
+            return f(double{});
+        }
+
+        template <class From, class To>
+        void cast(char** args, const std::intptr_t* dims, const std::intptr_t* steps, void*)
+        {
+            const std::intptr_t n = dims[0];
+            char* a = args[0];
+            char* o = args[1];
+            if (steps[0] == sizeof(From) && steps[1] == sizeof(To))
+            {
+                const From* s = reinterpret_cast<const From*>(a);
+                To* d = reinterpret_cast<To*>(o);
+                for (std::intptr_t i = 0; i < n; ++i)
+                {
+                    d[i] = static_cast<To>(s[i]);
+                }
+                return;
+            }
+            for (std::intptr_t i = 0; i < n; ++i, a += steps[0], o += steps[1])
+            {
+                *reinterpret_cast<To*>(o) = static_cast<To>(*reinterpret_cast<const From*>(a));
+            }
+        }
+
+        template <class T>
+        void where(char** args, const std::intptr_t* dims, const std::intptr_t* steps, void*)
+        {
+            const std::intptr_t n = dims[0];
+            char* c = args[0];
+            char* a = args[1];
+            char* b = args[2];
+            char* o = args[3];
+            for (std::intptr_t i = 0; i < n;
+                 ++i, c += steps[0], a += steps[1], b += steps[2], o += steps[3])
+            {
+                *reinterpret_cast<T*>(o) = *reinterpret_cast<const bool*>(c)
+                                               ? *reinterpret_cast<const T*>(a)
+                                               : *reinterpret_cast<const T*>(b);
+            }
+        }
+    } // namespace
+
+    ufunc_loop builtin_loop(ir::op code, ir::dtype loop_dtype)
+    {
+        return with_type(loop_dtype, [&](auto v) { return typed_loop<decltype(v)>(code); });
+    }
+
+    ufunc_loop cast_loop(ir::dtype from, ir::dtype to)
+    {
+        // Float -> bool is `!= 0` (NaN is true), which static_cast<bool> gives.
+        return with_type(from,
+                         [&](auto f)
+                         {
+                             return with_type(
+                                 to,
+                                 [&](auto t) {
+                                     return ufunc_loop{cast<decltype(f), decltype(t)>, nullptr};
+                                 });
+                         });
+    }
+
+    ufunc_loop where_loop(ir::dtype t)
+    {
+        return with_type(t, [](auto v) { return ufunc_loop{where<decltype(v)>, nullptr}; });
+    }
+} // namespace specula::backends::cpu

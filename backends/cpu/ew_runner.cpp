@@ -1,0 +1,209 @@
+#include "backends/cpu/ew_runner.hpp"
+
+#include "backends/cpu/threading.hpp"
+
+#include <cstring>
+
+namespace specula::backends::cpu
+{
+    namespace
+    {
+        // Slots are spaced by a gap: NumPy's SIMD loops treat operands whose
+        // ranges merely touch as overlapping and take their scalar path,
+        // which rounds differently from the SIMD path NumPy itself runs.
+        constexpr std::size_t slot_bytes = block_elements * 8 + 128;
+        constexpr int max_dims = 16;
+
+        // Copies `count` elements starting at flat output index `start` of an
+        // operand viewed through byte strides `strides` over `shape`.
+        void gather(std::byte* dst, const std::byte* base, const std::int64_t* strides,
+                    const std::vector<std::int64_t>& shape, std::int64_t start, std::int64_t count,
+                    std::size_t itemsize)
+        {
+            const int rank = static_cast<int>(shape.size());
+            std::int64_t idx[max_dims] = {};
+            std::int64_t rem = start;
+            for (int d = rank - 1; d >= 0; --d)
+            {
+                idx[d] = rem % shape[static_cast<std::size_t>(d)];
+                rem /= shape[static_cast<std::size_t>(d)];
+            }
+            const std::int64_t inner = rank > 0 ? shape.back() : 1;
+            const std::int64_t inner_stride = rank > 0 ? strides[rank - 1] : 0;
+            while (count > 0)
+            {
+                const std::byte* p = base;
+                for (int d = 0; d < rank; ++d)
+                {
+                    p += idx[d] * strides[d];
+                }
+                const std::int64_t run = std::min(count, inner - (rank > 0 ? idx[rank - 1] : 0));
+                for (std::int64_t i = 0; i < run; ++i, p += inner_stride, dst += itemsize)
+                {
+                    std::memcpy(dst, p, itemsize);
+                }
+                count -= run;
+                // Carry into the outer dims.
+                if (rank > 0)
+                {
+                    idx[rank - 1] = 0;
+                    for (int d = rank - 2; d >= 0; --d)
+                    {
+                        if (++idx[d] < shape[static_cast<std::size_t>(d)])
+                        {
+                            break;
+                        }
+                        idx[d] = 0;
+                    }
+                }
+            }
+        }
+    } // namespace
+
+    ew_runner::ew_runner(ew_program prog, std::shared_ptr<thread_pool> pool)
+        : m_prog(std::move(prog)), m_pool(std::move(pool))
+    {
+        const std::size_t slots =
+            static_cast<std::size_t>(m_prog.m_num_temps) + m_prog.m_inputs.size();
+        for (int lane = 0; lane < m_pool->lanes(); ++lane)
+        {
+            m_scratch.emplace_back(new std::byte[slots * slot_bytes + 64]);
+        }
+        m_operands.resize(m_prog.m_inputs.size());
+    }
+
+    status ew_runner::run(const buffer* const* inputs, buffer* const* outputs) const
+    {
+        const buffer& out0 = *outputs[0];
+        m_shape = out0.shape();
+        const int rank = out0.rank();
+        if (rank > max_dims)
+        {
+            return status::unimplemented("rank above 16");
+        }
+        const std::int64_t n = out0.size();
+        for (std::size_t i = 0; i < m_operands.size(); ++i)
+        {
+            const buffer& b = *inputs[i];
+            operand& op = m_operands[i];
+            op.base = b.data();
+            op.gather = false;
+            if (b.rank() > rank)
+            {
+                return status::invalid("input rank above the output's");
+            }
+            const int lead = rank - b.rank();
+            bool same = b.rank() == rank;
+            for (int d = 0; d < rank; ++d)
+            {
+                const std::int64_t size =
+                    d < lead ? 1 : b.shape()[static_cast<std::size_t>(d - lead)];
+                same = same && size == m_shape[static_cast<std::size_t>(d)];
+                op.strides[d] = size == 1 ? 0 : b.strides()[static_cast<std::size_t>(d - lead)];
+            }
+            if (b.size() == 1)
+            {
+                op.step = 0;
+            }
+            else if (same && b.is_contiguous())
+            {
+                op.step = static_cast<std::intptr_t>(b.itemsize());
+            }
+            else
+            {
+                op.gather = true;
+            }
+        }
+        if (n == 0)
+        {
+            return status::ok();
+        }
+        const int lanes = n >= parallel_min_elements ? m_pool->lanes() : 1;
+        if (lanes == 1)
+        {
+            run_range(0, 0, n, m_operands.data(), outputs);
+            return status::ok();
+        }
+        // Contiguous shares cut at block boundaries.
+        const std::int64_t blocks = (n + block_elements - 1) / block_elements;
+        m_pool->run(
+            [&](int lane)
+            {
+                const std::int64_t b0 = blocks * lane / lanes;
+                const std::int64_t b1 = blocks * (lane + 1) / lanes;
+                run_range(lane, b0 * block_elements, std::min(n, b1 * block_elements),
+                          m_operands.data(), outputs);
+            });
+        return status::ok();
+    }
+
+    void ew_runner::run_range(int lane, std::int64_t begin, std::int64_t end, const operand* ops,
+                              buffer* const* outputs) const
+    {
+        std::byte* scratch = reinterpret_cast<std::byte*>(
+            (reinterpret_cast<std::uintptr_t>(m_scratch[static_cast<std::size_t>(lane)].get()) +
+             63) &
+            ~std::uintptr_t(63));
+        const std::size_t nregs = m_prog.m_regs.size();
+        char* ptr[64];
+        std::intptr_t step[64];
+        if (nregs > 64)
+        {
+            return;
+        }
+        for (std::int64_t s = begin; s < end; s += block_elements)
+        {
+            const std::int64_t len = std::min(block_elements, end - s);
+            for (std::size_t r = 0; r < nregs; ++r)
+            {
+                const ew_reg& reg = m_prog.m_regs[r];
+                const auto item = static_cast<std::intptr_t>(ir::itemsize(reg.elem));
+                switch (reg.kind)
+                {
+                case reg_kind::input:
+                {
+                    const operand& op = ops[reg.index];
+                    if (op.gather)
+                    {
+                        std::byte* dst = scratch + (static_cast<std::size_t>(m_prog.m_num_temps) +
+                                                    static_cast<std::size_t>(reg.index)) *
+                                                       slot_bytes;
+                        gather(dst, op.base, op.strides, m_shape, s, len,
+                               static_cast<std::size_t>(item));
+                        ptr[r] = reinterpret_cast<char*>(dst);
+                        step[r] = item;
+                    }
+                    else
+                    {
+                        ptr[r] = const_cast<char*>(reinterpret_cast<const char*>(op.base)) +
+                                 (op.step == 0 ? 0 : s * item);
+                        step[r] = op.step;
+                    }
+                    break;
+                }
+                case reg_kind::temp:
+                    ptr[r] = reinterpret_cast<char*>(scratch + static_cast<std::size_t>(reg.index) *
+                                                                   slot_bytes);
+                    step[r] = item;
+                    break;
+                case reg_kind::output:
+                    ptr[r] = reinterpret_cast<char*>(outputs[reg.index]->data()) + s * item;
+                    step[r] = item;
+                    break;
+                }
+            }
+            const std::intptr_t dims[1] = {static_cast<std::intptr_t>(len)};
+            for (const ew_instr& ins : m_prog.m_code)
+            {
+                char* args[4];
+                std::intptr_t steps[4];
+                for (int a = 0; a < ins.num_args; ++a)
+                {
+                    args[a] = ptr[ins.args[static_cast<std::size_t>(a)]];
+                    steps[a] = step[ins.args[static_cast<std::size_t>(a)]];
+                }
+                ins.loop.fn(args, dims, steps, ins.loop.data);
+            }
+        }
+    }
+} // namespace specula::backends::cpu

@@ -1,0 +1,52 @@
+#pragma once
+
+// Evaluates an ew_program blockwise: the flattened (C-order) output is cut
+// into blocks of `block_elements`, and every instruction runs on one block
+// before the next block starts, so temporaries stay in L1/L2. Large outputs
+// are split between the pool's lanes at block boundaries; elementwise
+// results do not depend on the split, so one lane and two agree bit for bit.
+
+#include "backends/buffer.hpp"
+#include "backends/cpu/ew_program.hpp"
+#include "backends/cpu/thread_pool.hpp"
+
+#include <memory>
+#include <vector>
+
+namespace specula::backends::cpu
+{
+    inline constexpr std::int64_t block_elements = 2048;
+
+    class ew_runner
+    {
+    public:
+        ew_runner(ew_program prog, std::shared_ptr<thread_pool> pool);
+
+        const ew_program& program() const { return m_prog; }
+
+        // inputs[i] binds m_prog.m_inputs[i]; outputs[k] (C-contiguous, all of
+        // the output shape) binds m_prog.m_outputs[k]. Scratch is owned here:
+        // run() does not allocate, and is not reentrant.
+        status run(const buffer* const* inputs, buffer* const* outputs) const;
+
+    private:
+        struct operand
+        {
+            const std::byte* base = nullptr;
+            std::intptr_t step = 0;        // when read in place
+            bool gather = false;           // else: copied per block into scratch
+            std::int64_t strides[16] = {}; // byte strides against the output dims
+        };
+
+        void run_range(int lane, std::int64_t begin, std::int64_t end, const operand* ops,
+                       buffer* const* outputs) const;
+
+        ew_program m_prog;
+        std::shared_ptr<thread_pool> m_pool;
+        std::vector<std::int64_t> m_out_shape; // set per run
+        // Per lane: temporaries then gather slots, block_elements * 8 bytes each.
+        mutable std::vector<std::unique_ptr<std::byte[]>> m_scratch;
+        mutable std::vector<operand> m_operands;
+        mutable std::vector<std::int64_t> m_shape;
+    };
+} // namespace specula::backends::cpu

@@ -1,0 +1,83 @@
+#include "backends/cpu/thread_pool.hpp"
+
+#include "backends/cpu/threading.hpp"
+
+namespace specula::backends::cpu
+{
+    thread_pool::thread_pool(int lanes) : m_lanes(lanes < 1 ? 1 : lanes)
+    {
+        for (int lane = 1; lane < m_lanes; ++lane)
+        {
+            m_threads.emplace_back([this, lane] { worker(lane); });
+        }
+    }
+
+    thread_pool::~thread_pool()
+    {
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_stop = true;
+        }
+        m_wake.notify_all();
+        for (auto& t : m_threads)
+        {
+            t.join();
+        }
+    }
+
+    thread_pool& thread_pool::shared()
+    {
+        static thread_pool pool(thread_budget());
+        return pool;
+    }
+
+    void thread_pool::run(const std::function<void(int)>& job)
+    {
+        std::unique_lock<std::mutex> lock(m_mutex);
+        if (m_lanes == 1 || m_busy)
+        {
+            // Nested or concurrent use: run every lane inline, same result.
+            lock.unlock();
+            for (int lane = 0; lane < m_lanes; ++lane)
+            {
+                job(lane);
+            }
+            return;
+        }
+        m_busy = true;
+        p_job = &job;
+        m_pending = m_lanes - 1;
+        ++m_generation;
+        lock.unlock();
+        m_wake.notify_all();
+        job(0);
+        lock.lock();
+        m_done.wait(lock, [this] { return m_pending == 0; });
+        p_job = nullptr;
+        m_busy = false;
+    }
+
+    void thread_pool::worker(int lane)
+    {
+        std::uint64_t seen = 0;
+        std::unique_lock<std::mutex> lock(m_mutex);
+        for (;;)
+        {
+            // Blocking wait (no spinning): an idle worker costs nothing.
+            m_wake.wait(lock, [&] { return m_stop || m_generation != seen; });
+            if (m_stop)
+            {
+                return;
+            }
+            seen = m_generation;
+            const auto* job = p_job;
+            lock.unlock();
+            (*job)(lane);
+            lock.lock();
+            if (--m_pending == 0)
+            {
+                m_done.notify_one();
+            }
+        }
+    }
+} // namespace specula::backends::cpu

@@ -1,0 +1,49 @@
+#pragma once
+
+// The process's one pool for Specula's own parallel loops: the calling thread
+// plus (lanes - 1) workers. 2 cores here, so 2 lanes. Workers spin only
+// briefly after a job and then block, so an idle pool never competes with
+// OpenMP (oneDNN) or OpenBLAS for the cores; the executor runs one op at a
+// time, so the three never run parallel regions at once.
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace specula::backends::cpu
+{
+    class thread_pool
+    {
+    public:
+        explicit thread_pool(int lanes);
+        ~thread_pool();
+        thread_pool(const thread_pool&) = delete;
+        thread_pool& operator=(const thread_pool&) = delete;
+
+        int lanes() const { return m_lanes; }
+
+        // Runs job(lane) for lane in [0, lanes): lane 0 on the caller. Not
+        // reentrant: a job must not call run() again (it runs inline then).
+        void run(const std::function<void(int)>& job);
+
+        // The process-wide pool, sized by the thread budget (threading.hpp).
+        static thread_pool& shared();
+
+    private:
+        void worker(int lane);
+
+        int m_lanes = 1;
+        std::vector<std::thread> m_threads;
+        std::mutex m_mutex;
+        std::condition_variable m_wake;
+        std::condition_variable m_done;
+        const std::function<void(int)>* p_job = nullptr;
+        std::uint64_t m_generation = 0;
+        int m_pending = 0;
+        bool m_stop = false;
+        bool m_busy = false;
+    };
+} // namespace specula::backends::cpu

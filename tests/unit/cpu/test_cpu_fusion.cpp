@@ -1,0 +1,221 @@
+// Fusion groups, lanes and fallback, checked against the same graph run
+// unfused on one lane (itself checked against NumPy by test_cpu_oracle).
+
+#include "cpu_test_support.hpp"
+
+#include "backends/reference/reference_backend.hpp"
+#include "ir/builder.hpp"
+#include "ir/passes/fuse_elementwise.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+namespace
+{
+    using namespace specula;
+    using namespace specula::backends;
+
+    buffer random_buffer(ir::dtype t, std::vector<std::int64_t> shape, unsigned seed)
+    {
+        auto b = buffer::allocate(t, std::move(shape));
+        std::mt19937_64 rng(seed);
+        std::normal_distribution<double> dist(0.0, 3.0);
+        for (std::int64_t i = 0; i < b->size(); ++i)
+        {
+            const double v = dist(rng);
+            if (t == ir::dtype::float64)
+            {
+                reinterpret_cast<double*>(b->data())[i] = v;
+            }
+            else
+            {
+                reinterpret_cast<float*>(b->data())[i] = static_cast<float>(v);
+            }
+        }
+        return b.value();
+    }
+
+    // tanh(x * y + exp(-x)) - x, with an interior value (x*y) also returned.
+    void build_chain(ir::graph& g, ir::dtype t, std::int64_t n)
+    {
+        ir::builder b(g);
+        auto x = b.input({t, ir::shape{n}}, "x");
+        auto y = b.input({t, ir::shape{n}}, "y");
+        auto xy = b.binary(ir::op::MUL, x, y);
+        auto e = b.unary(ir::op::EXP, b.unary(ir::op::NEG, x));
+        auto s = b.binary(ir::op::ADD, xy, e);
+        auto r = b.binary(ir::op::SUB, b.unary(ir::op::TANH, s), x);
+        b.output(r, "r");
+        b.output(xy, "xy");
+        ASSERT_TRUE(b.ok()) << b.state().message();
+    }
+
+    std::vector<buffer> run_chain(bool fuse, int threads, ir::dtype t, std::int64_t n,
+                                  int* groups = nullptr)
+    {
+        ir::module m;
+        ir::graph& g = m.add_graph("main");
+        build_chain(g, t, n);
+        if (fuse)
+        {
+            const int k = ir::fuse_elementwise(g);
+            if (groups != nullptr)
+            {
+                *groups = k;
+            }
+        }
+        cpu::cpu_options opts;
+        opts.numpy_loops = cpu::testing::numpy_table();
+        opts.threads = threads;
+        opts.fuse = fuse;
+        cpu::cpu_backend be(opts);
+        auto exe = be.compile(g, target{});
+        EXPECT_TRUE(exe) << (exe ? "" : exe.error().to_string());
+        if (!exe)
+        {
+            return {};
+        }
+        std::vector<buffer> in = {random_buffer(t, {n}, 1), random_buffer(t, {n}, 2)};
+        run_result r = exe.value()->run(in);
+        // A second run must give the same bytes (recycled group buffers).
+        run_result again = exe.value()->run(in);
+        EXPECT_TRUE(r.state && again.state);
+        for (std::size_t i = 0; i < r.outputs.size(); ++i)
+        {
+            EXPECT_EQ(0, std::memcmp(r.outputs[i].data(), again.outputs[i].data(),
+                                     static_cast<std::size_t>(r.outputs[i].size()) *
+                                         r.outputs[i].itemsize()));
+        }
+        return r.outputs;
+    }
+
+    bool same_bytes(const std::vector<buffer>& a, const std::vector<buffer>& b)
+    {
+        if (a.size() != b.size())
+        {
+            return false;
+        }
+        for (std::size_t i = 0; i < a.size(); ++i)
+        {
+            const auto bytes = static_cast<std::size_t>(a[i].size()) * a[i].itemsize();
+            if (a[i].size() != b[i].size() || std::memcmp(a[i].data(), b[i].data(), bytes) != 0)
+            {
+                for (std::int64_t k = 0; k < a[i].size(); ++k)
+                {
+                    if (a[i].element_as_double(k) != b[i].element_as_double(k))
+                    {
+                        ADD_FAILURE()
+                            << "output " << i << " element " << k << ": "
+                            << a[i].element_as_double(k) << " vs " << b[i].element_as_double(k);
+                        break;
+                    }
+                }
+                return false;
+            }
+        }
+        return true;
+    }
+} // namespace
+
+TEST(cpu_fusion, fused_group_equals_unfused_bitwise)
+{
+    for (ir::dtype t : {ir::dtype::float64, ir::dtype::float32})
+    {
+        for (std::int64_t n : {1, 100, 2049, 65536 + 7, 1 << 20})
+        {
+            int groups = 0;
+            auto fused = run_chain(true, 2, t, n, &groups);
+            auto plain = run_chain(false, 1, t, n);
+            EXPECT_GE(groups, 1);
+            EXPECT_TRUE(same_bytes(fused, plain)) << ir::dtype_name(t) << " n=" << n;
+        }
+    }
+}
+
+TEST(cpu_fusion, one_lane_equals_two_lanes_bitwise)
+{
+    for (bool fuse : {false, true})
+    {
+        auto one = run_chain(fuse, 1, ir::dtype::float64, 1 << 20);
+        auto two = run_chain(fuse, 2, ir::dtype::float64, 1 << 20);
+        EXPECT_TRUE(same_bytes(one, two)) << "fuse=" << fuse;
+    }
+}
+
+TEST(cpu_fusion, pairwise_sum_one_lane_equals_two_lanes)
+{
+    for (std::int64_t n : {std::int64_t(1) << 20, std::int64_t(3 * 8192 + 5)})
+    {
+        std::vector<buffer> outs[2];
+        for (int threads : {1, 2})
+        {
+            ir::module m;
+            ir::graph& g = m.add_graph("main");
+            ir::builder b(g);
+            auto x = b.input({ir::dtype::float64, ir::shape{n}}, "x");
+            b.output(b.reduce_all(ir::op::SUM, x, false, 0), "s");
+            cpu::cpu_options opts;
+            opts.threads = threads;
+            cpu::cpu_backend be(opts);
+            auto exe = be.compile(g, target{});
+            ASSERT_TRUE(exe);
+            EXPECT_EQ(exe.value()->main().m_regions[0][1].m_backend, "cpu");
+            outs[threads - 1] =
+                exe.value()->run({random_buffer(ir::dtype::float64, {n}, 5)}).outputs;
+        }
+        EXPECT_TRUE(same_bytes(outs[0], outs[1]));
+    }
+}
+
+TEST(cpu_fallback, unimplemented_nodes_go_to_the_fallback)
+{
+    ir::module m;
+    ir::graph& g = m.add_graph("main");
+    ir::builder b(g);
+    auto x = b.input({ir::dtype::int64, ir::shape{4}}, "x");
+    // Integer power stays with the reference backend (NumPy raises on
+    // negative exponents through Python), sum of ints too.
+    auto p = b.binary(ir::op::POW, x, x);
+    b.output(b.reduce_all(ir::op::SUM, p, false, 0), "s");
+    ASSERT_TRUE(b.ok());
+    cpu::cpu_options opts;
+    opts.numpy_loops = cpu::testing::numpy_table();
+    cpu::cpu_backend be(opts);
+    auto alone = be.compile(g, target{});
+    ASSERT_FALSE(alone);
+    EXPECT_EQ(alone.error().code(), status_code::unimplemented);
+    reference::reference_backend ref;
+    auto exe = be.compile(g, target{}, &ref);
+    ASSERT_TRUE(exe);
+    for (const auto& cn : exe.value()->main().m_regions[0])
+    {
+        if (cn.p_node->code == ir::op::POW)
+        {
+            EXPECT_EQ(cn.m_backend, "reference");
+        }
+    }
+    auto in = buffer::allocate(ir::dtype::int64, {4});
+    for (int i = 0; i < 4; ++i)
+    {
+        reinterpret_cast<std::int64_t*>(in->data())[i] = i;
+    }
+    auto r = exe.value()->run({in.value()});
+    ASSERT_TRUE(r.state);
+    EXPECT_EQ(r.outputs[0].element_as_int(), 1 + 1 + 4 + 27); // 0**0 == 1
+}
+
+TEST(cpu_fallback, transcendental_without_numpy_loops_falls_back)
+{
+    ir::module m;
+    ir::graph& g = m.add_graph("main");
+    ir::builder b(g);
+    auto x = b.input({ir::dtype::float64, ir::shape{4}}, "x");
+    b.output(b.unary(ir::op::EXP, x), "e");
+    cpu::cpu_backend be; // no loop table
+    auto exe = be.compile(g, target{});
+    ASSERT_FALSE(exe);
+    EXPECT_EQ(exe.error().code(), status_code::unimplemented);
+}
