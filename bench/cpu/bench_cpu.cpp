@@ -1,0 +1,161 @@
+// Throughput of the CPU backend against NumPy in the same process: per op and
+// per fused group at 100, 64K and 16M float64 elements, and the executor's
+// cost per tiny op. Prints medians and ratios; goals, not tests.
+
+#include "backends/cpu/cpu_backend.hpp"
+#include "backends/cpu/numpy_loops/numpy_loops.hpp"
+#include "ir/builder.hpp"
+#include "ir/passes/fuse_elementwise.hpp"
+
+#include <Python.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace specula;
+using namespace specula::backends;
+
+namespace
+{
+    double median_seconds(const std::function<void()>& f, int reps)
+    {
+        std::vector<double> t;
+        f();
+        for (int i = 0; i < reps; ++i)
+        {
+            auto a = std::chrono::steady_clock::now();
+            f();
+            t.push_back(
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
+        }
+        std::sort(t.begin(), t.end());
+        return t[t.size() / 2];
+    }
+
+    // NumPy's median for `stmt` on x, y of n float64, via timeit.
+    double numpy_seconds(const std::string& stmt, std::int64_t n, int reps)
+    {
+        std::string code =
+            "import numpy as np, timeit\nx=np.random.default_rng(1).standard_normal(" +
+            std::to_string(n) + ");y=x*0.5+1\n_t=sorted(timeit.repeat(lambda: " + stmt +
+            ", number=1, repeat=" + std::to_string(reps) + "))\n_m=_t[len(_t)//2]\n";
+        PyRun_SimpleString(code.c_str());
+        PyObject* main = PyImport_AddModule("__main__");  // borrowed
+        PyObject* m = PyObject_GetAttrString(main, "_m"); // new
+        const double v = PyFloat_AsDouble(m);
+        Py_XDECREF(m);
+        return v;
+    }
+
+    using build_fn = std::function<void(ir::builder&, ir::value_id, ir::value_id)>;
+
+    double specula_seconds(const build_fn& body, std::int64_t n, int reps,
+                           const cpu::cpu_options& opts)
+    {
+        ir::module m;
+        ir::graph& g = m.add_graph("main");
+        ir::builder b(g);
+        auto x = b.input({ir::dtype::float64, ir::shape{n}}, "x");
+        auto y = b.input({ir::dtype::float64, ir::shape{n}}, "y");
+        body(b, x, y);
+        ir::fuse_elementwise(g);
+        cpu::cpu_backend be(opts);
+        auto exe = be.compile(g, target{});
+        if (!exe)
+        {
+            std::printf("compile failed: %s\n", exe.error().to_string().c_str());
+            return 0;
+        }
+        auto bx = buffer::allocate(ir::dtype::float64, {n});
+        auto by = buffer::allocate(ir::dtype::float64, {n});
+        std::vector<buffer> in = {bx.value(), by.value()};
+        return median_seconds([&] { exe.value()->run(in); }, reps);
+    }
+} // namespace
+
+int main()
+{
+    Py_InitializeEx(0);
+    auto loops = std::make_shared<cpu::loop_table>();
+    if (!cpu::fill_numpy_loops(*loops))
+    {
+        return 1;
+    }
+    cpu::cpu_options opts;
+    opts.numpy_loops = loops;
+    struct bench_case
+    {
+        const char* name;
+        const char* numpy;
+        build_fn body;
+        int bytes_per_elem; // memory traffic of the fused form
+    };
+    const std::vector<bench_case> cases = {
+        {"add", "x+y",
+         [](ir::builder& b, auto x, auto y) { b.output(b.binary(ir::op::ADD, x, y), "r"); }, 24},
+        {"exp", "np.exp(x)",
+         [](ir::builder& b, auto x, auto) { b.output(b.unary(ir::op::EXP, x), "r"); }, 16},
+        {"fused x*y+x*0.5 (3 ops)", "x*y+x*y*x",
+         [](ir::builder& b, auto x, auto y)
+         {
+             b.output(b.binary(ir::op::ADD, b.binary(ir::op::MUL, x, y),
+                               b.binary(ir::op::MUL, b.binary(ir::op::MUL, x, y), x)),
+                      "r");
+         },
+         24},
+        {"fused tanh(x*y+exp(-x))-x", "np.tanh(x*y+np.exp(-x))-x",
+         [](ir::builder& b, auto x, auto y)
+         {
+             auto s = b.binary(ir::op::ADD, b.binary(ir::op::MUL, x, y),
+                               b.unary(ir::op::EXP, b.unary(ir::op::NEG, x)));
+             b.output(b.binary(ir::op::SUB, b.unary(ir::op::TANH, s), x), "r");
+         },
+         24},
+        {"sum", "x.sum()",
+         [](ir::builder& b, auto x, auto)
+         { b.output(b.reduce_all(ir::op::SUM, x, false, 0), "r"); },
+         8},
+    };
+    std::printf("%-28s %10s %12s %12s %8s %9s\n", "case", "n", "specula_us", "numpy_us", "ratio",
+                "GB/s");
+    for (const auto& c : cases)
+    {
+        for (std::int64_t n : {std::int64_t(100), std::int64_t(65536), std::int64_t(1) << 24})
+        {
+            const int reps = n > 1000000 ? 11 : 201;
+            const double s = specula_seconds(c.body, n, reps, opts);
+            const double np_s = numpy_seconds(c.numpy, n, reps);
+            std::printf("%-28s %10lld %12.2f %12.2f %7.2fx %9.2f\n", c.name,
+                        static_cast<long long>(n), s * 1e6, np_s * 1e6, np_s / s,
+                        c.bytes_per_elem * double(n) / s / 1e9);
+        }
+    }
+    // Executor overhead: a chain of 200 adds on 1 element.
+    const int ops = 200;
+    const double chain = specula_seconds(
+        [&](ir::builder& b, ir::value_id x, ir::value_id y)
+        {
+            ir::value_id v = x;
+            for (int i = 0; i < ops; ++i)
+            {
+                v = b.binary(ir::op::ADD, v, y);
+            }
+            b.output(v, "r");
+        },
+        1, 2001,
+        [&]
+        {
+            cpu::cpu_options o = opts;
+            o.fuse = false;
+            return o;
+        }());
+    const double np_op = numpy_seconds("x+y", 1, 2001);
+    std::printf(
+        "executor: %.1f ns per tiny op (unfused chain of %d); numpy x+y on 1 element: %.1f ns\n",
+        chain / ops * 1e9, ops, np_op * 1e9);
+    return 0;
+}
