@@ -153,6 +153,7 @@ def check_runs(program, runs):
     if problems:
         return problems
     base = runs["off"]
+    problems += oracle_problems(base)
     if base.returncode != program.expect_exit:
         problems.append(f"[off] exit status {base.returncode}, expected {program.expect_exit}"
                         f" (a broken program, not an engine bug); stderr:\n{tail(base.stderr)}")
@@ -168,6 +169,15 @@ def check_runs(program, runs):
             if diff:
                 problems.append(f"[off vs {mode}] {diff}")
     return problems
+
+
+def oracle_problems(off_run):
+    """The engine-off run is the oracle: no region of it may have run as a graph."""
+    report = (off_run.record or {}).get("report")
+    ran = [e for e in report if isinstance(e, dict) and (e.get("graph_runs") or 0) > 0] \
+        if isinstance(report, list) else []
+    return [f"[off] SPECULA_ENGINE=off, yet {e.get('name')} ran {e.get('graph_runs')} graphs"
+            for e in ran]
 
 
 def first_difference(a, b, path):
