@@ -20,7 +20,10 @@ try:
 except ImportError:
     _bench_report = None
 else:
-    _bench_report = _bench_specula.report()
+    try:
+        _bench_report = _bench_specula.report()
+    except Exception as _bench_error:  # a broken report must not lose the timings
+        _bench_report = f"report() failed: {_bench_error!r}"
 """
 
 

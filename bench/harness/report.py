@@ -20,11 +20,26 @@ def fmt_number(value):
     return "—" if value is None else f"{value:.1f}"
 
 
+# specula.report() rows, per engine/README.md: name file line kind state graph_runs
+# fallbacks guard_misses assert_failures reason (as dicts or as sequences).
+ROW_FIELDS = ("name", "file", "line", "kind", "state", "graph_runs", "fallbacks")
+
+
 def engine_counts(outcome):
+    """"regions that ran as graphs/fallbacks" from the engine's report, else "n/a"."""
     report = outcome.engine if outcome else None
+    if report is None:
+        return "n/a"
     if isinstance(report, dict) and "compiled" in report:
-        return f"{report['compiled']}/{report.get('fallback', '?')}"
-    return "n/a" if report is None else str(report)
+        return f"{report['compiled']}/{report.get('fallback', report.get('fallbacks', '?'))}"
+    if isinstance(report, dict) and "rows" in report:
+        report = report["rows"]
+    if isinstance(report, list):
+        rows = [r if isinstance(r, dict) else dict(zip(ROW_FIELDS, r)) for r in report]
+        compiled = sum(1 for r in rows if int(r.get("graph_runs") or 0) > 0)
+        fallbacks = sum(int(r.get("fallbacks") or 0) for r in rows)
+        return f"{compiled}/{fallbacks}"
+    return str(report)[:40]
 
 
 def rows(results, peaks):
@@ -133,7 +148,9 @@ def markdown(table, results, machine, peaks, options):
         "",
         "Lower bound: the cell's floating-point work at the measured GEMM peak of its dtype, "
         "or its minimum memory traffic at the triad bandwidth, whichever is larger "
-        "(W6 has neither). \"n/a\" engine counts: the `specula` module does not exist yet.",
+        "(W6 has neither). Engine counts, from `specula.report()` at the end of the session: "
+        "regions that ran as graphs / fallbacks; \"n/a\" where the kernel has no `specula` "
+        "module.",
         "",
         "## Medians and first-run extra time (ms)",
         "",
