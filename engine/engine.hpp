@@ -19,14 +19,17 @@ namespace specula::engine
     };
 
     // The single entry point of the engine: the kernel runs every cell
-    // through run_cell(). This revision runs the cell in CPython unchanged
-    // (through the IPython shell) and records nothing; the speculative
-    // engine attaches here.
+    // through run_cell(). Constructing the engine registers the builtin
+    // module `_specula_engine` (so `import specula` in a cell reaches this
+    // engine) and installs the frame hook unless SPECULA_ENGINE=off; cells
+    // then run in CPython through IPython while hot functions they call are
+    // profiled, compiled and run as graphs.
     class engine
     {
     public:
         // `shell` is borrowed for the engine's lifetime: the kernel's
-        // IPython InteractiveShell.
+        // IPython InteractiveShell. Requires the GIL. Never throws for an
+        // engine problem: the kernel then runs without speculation.
         explicit engine(py::object shell);
         ~engine() = default;
 
@@ -39,6 +42,12 @@ namespace specula::engine
         // held by the py::object). Python exceptions of the cell never escape:
         // IPython records them on the result.
         py::object run_cell(const cell_request& request);
+
+        // The engine report as a readable table (`%specula report`); the
+        // `--json` form is json.dumps(report()).
+        static std::string report_table();
+        // New reference held by py::object: specula.report()'s list.
+        static py::object report();
 
     private:
         py::object m_shell;

@@ -1,0 +1,38 @@
+// Engine settings from the environment. Python-free so it is unit-tested.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace specula::engine
+{
+    struct dump_flags
+    {
+        bool ir = false;
+        bool guards = false;
+        bool exits = false;
+        bool cache = false;
+    };
+
+    struct config
+    {
+        bool enabled = true;           // SPECULA_ENGINE=off|0|false|no turns it off
+        std::int64_t threshold = 2;    // SPECULA_THRESHOLD: cold calls before profiling
+        int profiling_calls = 3;       // JANUS's three profiling runs
+        int max_specialisations = 8;   // per region, most recently used first
+        int max_recompiles = 32;       // past this the region is blacklisted
+        int assert_failures_to_drop = 3;  // per specialisation and exit
+        int dropped_specs_to_blacklist = 4;
+        int max_unrolled_statements = 4096;
+        dump_flags dump;               // SPECULA_DUMP=ir,guards,exits,cache
+
+        // Profiling calls after the cold ones: threshold 0 means "as early as
+        // possible", so the first call is observed and compiled at once.
+        int effective_profiling_calls() const { return threshold == 0 ? 1 : profiling_calls; }
+    };
+
+    // Parses the three variables; a value that cannot be parsed keeps the default.
+    // Null pointers mean "unset".
+    config parse_config(const char* engine, const char* threshold, const char* dump);
+    config config_from_environment();
+} // namespace specula::engine

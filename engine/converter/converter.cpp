@@ -1,0 +1,450 @@
+// The converter's frame: reading sources into values, the graph boundary,
+// value plans for effects and the return value, and the alias guards.
+#include "engine/converter/converter.hpp"
+
+#include <sstream>
+
+#include "engine/backend_choice.hpp"
+#include <algorithm>
+#include "engine/numpy_api.hpp"
+#include "ir/verifier.hpp"
+
+namespace specula::engine::converter
+{
+    namespace
+    {
+        std::string node_type(py::handle node) { return py::str(node.get_type().attr("__name__")); }
+
+        bool is_plain_instance(PyObject* obj)
+        {
+            PyTypeObject* t = Py_TYPE(obj);
+            return t->tp_getattro == PyObject_GenericGetAttr &&
+                   t->tp_setattro == PyObject_GenericSetAttr && (t->tp_flags & Py_TPFLAGS_HEAPTYPE) &&
+                   _PyObject_GetDictPtr(obj) != nullptr;
+        }
+    } // namespace
+
+    converter::converter(const frame_hook::frame_view& frame, const profile& prof,
+                         const whitelist& wl, const config& cfg)
+        : m_frame(frame), m_profile(prof), m_whitelist(wl), m_config(cfg)
+    {
+    }
+
+    void converter::fail(const std::string& construct, py::handle node) const
+    {
+        throw not_convertible("not convertible: " + construct + " at " + where(node));
+    }
+
+    std::string converter::where(py::handle node) const
+    {
+        int line = m_first_line;
+        if (node && py::hasattr(node, "lineno"))
+        {
+            line = m_first_line + node.attr("lineno").cast<int>() - 1;
+        }
+        return m_file + ":" + std::to_string(line);
+    }
+
+    std::shared_ptr<specialisation> converter::convert(std::string& diagnostic)
+    {
+        m_spec = std::make_shared<specialisation>();
+        m_spec->module = std::make_unique<ir::module>();
+        p_graph = &m_spec->module->add_graph("main");
+        m_builder = std::make_unique<ir::builder>(*p_graph);
+        PyCodeObject* code = m_frame.code;
+        m_file = py::str(code->co_filename);
+        m_first_line = code->co_firstlineno;
+        try
+        {
+            if (code->co_flags & (CO_VARARGS | CO_VARKEYWORDS))
+            {
+                fail("*args/**kwargs parameters", py::handle());
+            }
+            if (code->co_nfreevars > 0 || code->co_ncellvars > 0)
+            {
+                fail("closure", py::handle());
+            }
+            py::module_ inspect = py::module_::import("inspect");
+            py::tuple lines_start;
+            try
+            {
+                lines_start = inspect.attr("getsourcelines")(py::handle(reinterpret_cast<PyObject*>(code)));
+            }
+            catch (py::error_already_set&)
+            {
+                fail("source not available", py::handle());
+            }
+            py::object text = py::str("").attr("join")(lines_start[0]);
+            m_first_line = lines_start[1].cast<int>();
+            text = py::module_::import("textwrap").attr("dedent")(text);
+            py::object tree = py::module_::import("ast").attr("parse")(text);
+            py::list body = tree.attr("body");
+            if (py::len(body) != 1 || node_type(body[0]) != "FunctionDef")
+            {
+                fail("source is not a plain function definition", py::handle());
+            }
+            int nargs = code->co_argcount + code->co_kwonlyargcount;
+            for (int i = 0; i < nargs; ++i)
+            {
+                source s{source_kind::arg, -1, i, py::none(), arg_path(code, i)};
+                int src = m_spec->sources.add(s);
+                m_locals[s.path] = read_source(src, m_frame.locals[i]);
+            }
+            visit_body(body[0].attr("body"));
+            finish_graph();
+        }
+        catch (const not_convertible& e)
+        {
+            diagnostic = e.what();
+            return nullptr;
+        }
+        catch (py::error_already_set& e)
+        {
+            diagnostic = std::string("not convertible: conversion raised ") + e.what() + " in " + m_file;
+            return nullptr;
+        }
+        return m_spec;
+    }
+
+    cval converter::read_source(int src, PyObject* object)
+    {
+        const std::string& path = m_spec->sources[src].path;
+        if (object == nullptr)
+        {
+            fail("unbound name " + path, py::handle());
+        }
+        cval v;
+        v.src = src;
+        v.obj = py::reinterpret_borrow<py::object>(object);
+        if (PyArray_Check(object))
+        {
+            return array_input(src, object, py::handle());
+        }
+        if (PyFloat_CheckExact(object) && m_profile.value_relaxed(path))
+        {
+            m_spec->guards.add(make_type_guard(src, &PyFloat_Type, path));
+            ir::value_id in = m_builder->input({ir::dtype::float64, ir::shape{}}, path);
+            m_spec->inputs.push_back({src, true});
+            return new_array(in, surface::py_float);
+        }
+        bool value_like = PyLong_CheckExact(object) || PyFloat_CheckExact(object) ||
+                          PyBool_Check(object) || PyUnicode_CheckExact(object) || object == Py_None;
+        if (value_like)
+        {
+            if (PyLong_CheckExact(object))
+            {
+                int overflow = 0;
+                PyLong_AsLongLongAndOverflow(object, &overflow);
+                if (overflow != 0)
+                {
+                    fail("Python int beyond 64 bits (" + path + ")", py::handle());
+                }
+            }
+            m_spec->guards.add(make_value_guard(src, object, path));
+            v.k = cval::kind::constant;
+            return v;
+        }
+        if (PyModule_CheckExact(object) || PyFunction_Check(object) || PyCFunction_Check(object) ||
+            PyType_Check(object) || !m_whitelist.name_of(object).empty())
+        {
+            m_spec->guards.add(make_identity_guard(src, object, path));
+        }
+        else
+        {
+            m_spec->guards.add(make_type_guard(src, Py_TYPE(object), path));
+        }
+        v.k = cval::kind::object;
+        return v;
+    }
+
+    cval converter::array_input(int src, PyObject* array, py::handle node)
+    {
+        auto found = m_array_of_source.find(src);
+        if (found != m_array_of_source.end())
+        {
+            cval v;
+            v.k = cval::kind::array;
+            v.arr = found->second;
+            return v;
+        }
+        const std::string& path = m_spec->sources[src].path;
+        if (!PyArray_CheckExact(array))
+        {
+            fail("ndarray subclass " + std::string(Py_TYPE(array)->tp_name) + " (" + path + ")", node);
+        }
+        auto* a = reinterpret_cast<PyArrayObject*>(array);
+        auto elem = dtype_of_type_num(PyArray_DESCR(a)->type_num);
+        if (!elem)
+        {
+            fail("array dtype " + std::string(PyArray_DESCR(a)->typeobj->tp_name) + " (" + path + ")", node);
+        }
+        if (!PyArray_ISNOTSWAPPED(a) || !PyArray_ISALIGNED(a))
+        {
+            fail("unaligned or byte-swapped array (" + path + ")", node);
+        }
+        std::vector<ir::dim> dims;
+        std::vector<int> symbolic;
+        for (int i = 0; i < PyArray_NDIM(a); ++i)
+        {
+            std::int64_t n = PyArray_DIMS(a)[i];
+            if (PyArray_STRIDES(a)[i] < 0)
+            {
+                fail("array with negative strides (" + path + ")", node);
+            }
+            if (m_profile.dim_relaxed(path, i) && n != 1)
+            {
+                auto sym = m_symbol_of_size.find(n);
+                int id = sym != m_symbol_of_size.end() ? sym->second : static_cast<int>(m_symbol_of_size.size());
+                if (id >= max_symbols)
+                {
+                    fail("too many symbolic dims", node);
+                }
+                m_symbol_of_size[n] = id;
+                symbolic.push_back(id);
+                dims.push_back(ir::dim::symbol(id));
+            }
+            else
+            {
+                symbolic.push_back(-1);
+                dims.push_back(ir::dim::fixed(n));
+            }
+        }
+        // Writeability is decided later (finish_graph) once writes are known.
+        m_spec->guards.add(make_array_guard(src, array, symbolic, false, path));
+        ir::value_id in = m_builder->input({*elem, ir::shape(dims)}, path);
+        m_spec->inputs.push_back({src, false});
+        cval v = new_array(in, PyArray_NDIM(a) == 0 ? surface::np_scalar : surface::ndarray);
+        m_arrays[static_cast<size_t>(v.arr)].src = src;
+        m_array_of_source[src] = v.arr;
+        return v;
+    }
+
+    cval converter::new_array(ir::value_id v, surface s, int view_of)
+    {
+        if (v == ir::no_id || !m_builder->ok())
+        {
+            throw not_convertible("not convertible: IR rejected an operation (" +
+                                  m_builder->state().message() + ") in " + m_file);
+        }
+        array_entry e;
+        e.value = v;
+        e.surf = s;
+        e.view_of = view_of;
+        m_arrays.push_back(e);
+        cval out;
+        out.k = cval::kind::array;
+        out.arr = static_cast<int>(m_arrays.size()) - 1;
+        return out;
+    }
+
+    const ir::value_type& converter::type_of(ir::value_id v) const { return p_graph->type_of(v); }
+
+    ir::value_id converter::value_of(const cval& v, py::handle node)
+    {
+        if (v.k == cval::kind::array)
+        {
+            return m_arrays[static_cast<size_t>(v.arr)].value;
+        }
+        fail("a non-array value used as an array", node);
+    }
+
+    cval converter::read_global(const std::string& name, py::handle node)
+    {
+        std::string path = global_path(name);
+        auto written = m_heap_writes.find(path);
+        if (written != m_heap_writes.end())
+        {
+            return written->second;
+        }
+        py::str key(name);
+        source s{source_kind::global, -1, 0, key, path};
+        int src = m_spec->sources.add(s);
+        owned_refs owned;
+        std::vector<PyObject*> none;
+        PyObject* obj = m_spec->sources.resolve(src, m_frame, none, owned);
+        if (obj == nullptr)
+        {
+            fail("unbound global " + name, node);
+        }
+        return read_source(src, obj);
+    }
+
+    cval converter::read_attribute(const cval& obj, const std::string& name, py::handle node)
+    {
+        if (obj.k != cval::kind::object)
+        {
+            fail("attribute ." + name + " of this value", node);
+        }
+        const source& parent = m_spec->sources[obj.src];
+        std::string path = parent.path + "." + name;
+        auto written = m_heap_writes.find(path);
+        if (written != m_heap_writes.end())
+        {
+            return written->second;
+        }
+        PyObject* o = obj.obj.ptr();
+        source s{PyModule_CheckExact(o) ? source_kind::module_attr : source_kind::attr, obj.src, 0,
+                 py::str(name), path};
+        if (s.kind == source_kind::attr && !is_plain_instance(o))
+        {
+            fail("attribute ." + name + " of a " + std::string(Py_TYPE(o)->tp_name) + " object", node);
+        }
+        if (s.kind == source_kind::attr)
+        {
+            // Descriptors (properties, methods) would run code: only plain
+            // instance attributes are graph inputs.
+            PyObject* in_type = _PyType_Lookup(Py_TYPE(o), s.key.ptr());
+            if (in_type != nullptr && Py_TYPE(in_type)->tp_descr_get != nullptr)
+            {
+                fail("attribute ." + name + " defined by the class (method or property)", node);
+            }
+        }
+        int src = m_spec->sources.add(s);
+        owned_refs owned;
+        std::vector<PyObject*> values(static_cast<size_t>(m_spec->sources.size()), nullptr);
+        values[static_cast<size_t>(obj.src)] = o;
+        PyObject* value = m_spec->sources.resolve(src, m_frame, values, owned);
+        if (value == nullptr)
+        {
+            fail("missing attribute ." + name, node);
+        }
+        return read_source(src, value);
+    }
+
+    int converter::add_assert(ir::value_id cond, const std::string& why)
+    {
+        auto exit_id = static_cast<std::uint32_t>(m_spec->exit_reasons.size());
+        m_spec->exit_reasons.push_back(why);
+        m_builder->assert_true(cond, exit_id, why);
+        return static_cast<int>(exit_id);
+    }
+
+    int converter::output_of(int arr)
+    {
+        auto found = m_output_of_array.find(arr);
+        if (found != m_output_of_array.end())
+        {
+            return found->second;
+        }
+        // Values are added to the graph at finish, so the output holds the
+        // entry's final value (entries do not change once escaped).
+        int slot = static_cast<int>(m_spec->outputs.size());
+        m_spec->outputs.push_back(m_arrays[static_cast<size_t>(arr)].surf);
+        m_output_of_array[arr] = slot;
+        return slot;
+    }
+
+    value_plan converter::plan_of(const cval& v, py::handle node)
+    {
+        value_plan p;
+        switch (v.k)
+        {
+        case cval::kind::constant:
+            p.k = value_plan::kind::constant;
+            p.constant = v.obj;
+            return p;
+        case cval::kind::object:
+            p.k = value_plan::kind::source;
+            p.index = v.src;
+            return p;
+        case cval::kind::tuple:
+            p.k = value_plan::kind::tuple;
+            for (const cval& item : v.items)
+            {
+                p.items.push_back(plan_of(item, node));
+            }
+            return p;
+        case cval::kind::array:
+            break;
+        }
+        array_entry& e = m_arrays[static_cast<size_t>(v.arr)];
+        if (e.src >= 0)
+        {
+            p.k = value_plan::kind::source;
+            p.index = e.src;
+            return p;
+        }
+        for (int base = e.view_of; base >= 0; base = m_arrays[static_cast<size_t>(base)].view_of)
+        {
+            if (m_arrays[static_cast<size_t>(base)].src >= 0)
+            {
+                fail("a view of an input array escaping", node);
+            }
+        }
+        e.escaped = true;
+        p.k = value_plan::kind::output;
+        p.index = output_of(v.arr);
+        return p;
+    }
+
+    void converter::add_alias_guards()
+    {
+        std::vector<int> array_sources;
+        for (const auto& [src, arr] : m_array_of_source)
+        {
+            array_sources.push_back(src);
+        }
+        for (int w : m_written_sources)
+        {
+            for (int r : array_sources)
+            {
+                if (r != w)
+                {
+                    m_spec->guards.add(make_no_overlap_guard(
+                        w, r, m_spec->sources[w].path + " / " + m_spec->sources[r].path));
+                }
+            }
+            for (auto& g : m_spec->guards.per_source[static_cast<size_t>(w)])
+            {
+                if (g.kind == guard_kind::array_meta)
+                {
+                    g.writeable = true;
+                }
+            }
+        }
+        for (int w : m_setattr_sources)
+        {
+            for (int i = 0; i < m_spec->sources.size(); ++i)
+            {
+                if (i != w && !m_spec->guards.per_source[static_cast<size_t>(i)].empty() &&
+                    m_spec->guards.per_source[static_cast<size_t>(i)][0].kind == guard_kind::type_is)
+                {
+                    m_spec->guards.add(make_distinct_guard(
+                        w, i, m_spec->sources[w].path + " / " + m_spec->sources[i].path));
+                }
+            }
+        }
+    }
+
+    void converter::finish_graph()
+    {
+        if (!m_returned)
+        {
+            m_result = cval{};
+            m_result.obj = py::none();
+        }
+        m_spec->result = plan_of(m_result, py::handle());
+        std::vector<std::pair<int, int>> slots(m_output_of_array.begin(), m_output_of_array.end());
+        std::sort(slots.begin(), slots.end(), [](auto a, auto b) { return a.second < b.second; });
+        for (const auto& [arr, slot] : slots)
+        {
+            m_builder->output(m_arrays[static_cast<size_t>(arr)].value, "out" + std::to_string(slot));
+        }
+        if (!m_builder->ok())
+        {
+            throw not_convertible("not convertible: IR builder: " + m_builder->state().message());
+        }
+        add_alias_guards();
+        auto problems = ir::verify(*p_graph);
+        if (!problems.empty())
+        {
+            throw not_convertible("not convertible: IR verifier: " + ir::format(problems));
+        }
+        auto exe = engine_backend().compile(*p_graph, backends::target{});
+        if (!exe)
+        {
+            throw not_convertible("not convertible: backend: " + exe.error().to_string());
+        }
+        m_spec->exe = std::move(exe.value());
+    }
+} // namespace specula::engine::converter

@@ -1,0 +1,176 @@
+// Python AST -> IR for one function call, specialised to what the call sees
+// (MLIR Toy style: one visitor class, one method per AST node kind, located
+// diagnostics for anything outside the whitelist).
+//
+// Split over files by concern: converter.cpp (sources, values, finishing the
+// graph), statements.cpp, expressions.cpp, numpy_calls.cpp (the whitelist).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/config.hpp"
+#include "engine/frame_hook.hpp"
+#include "engine/profiler.hpp"
+#include "engine/specialisation.hpp"
+#include "engine/whitelist.hpp"
+#include "ir/builder.hpp"
+
+namespace specula::engine::converter
+{
+    namespace py = pybind11;
+
+    // Thrown inside the visitor; convert() turns it into the diagnostic
+    // "not convertible: <construct> at <file>:<line>".
+    struct not_convertible : std::runtime_error
+    {
+        using std::runtime_error::runtime_error;
+    };
+
+    // An array the converted code holds. Several names may share one entry
+    // (Python references); in-place updates change `value` for all of them.
+    struct array_entry
+    {
+        ir::value_id value = ir::no_id;
+        surface surf = surface::ndarray;
+        int src = -1;     // the source array this entry *is* (writes become effects)
+        int view_of = -1; // entry this one is a NumPy view of
+        bool escaped = false; // stored, printed or returned: no in-place after this
+    };
+
+    // A converted Python value.
+    struct cval
+    {
+        enum class kind
+        {
+            constant, // a Python value known at conversion (guarded or literal)
+            array,    // arrays[arr]
+            object,   // an object read from source `src` (module, function, plain object...)
+            tuple,    // items
+        };
+        kind k = kind::constant;
+        py::object obj; // constant: the value; object: the object seen at conversion
+        int src = -1;
+        int arr = -1;
+        std::vector<cval> items;
+    };
+
+    struct call_args
+    {
+        std::vector<cval> positional;
+        std::map<std::string, cval> keywords;
+        bool is_call = true; // false for a plain attribute read (x.T, x.shape)
+    };
+
+    class converter
+    {
+    public:
+        converter(const frame_hook::frame_view& frame, const profile& prof, const whitelist& wl,
+                  const config& cfg);
+        converter(const converter&) = delete;
+        converter& operator=(const converter&) = delete;
+
+        // A compiled specialisation, or nullptr with `diagnostic` set. When the
+        // failure depends on what this call saw, `guards_so_far` holds the
+        // guards that describe it (for a fallback-only cache entry).
+        std::shared_ptr<specialisation> convert(std::string& diagnostic);
+
+        // The specialisation as far as conversion got (its guards describe the
+        // situation a failure depends on).
+        std::shared_ptr<specialisation> partial() const { return m_spec; }
+
+        // Friends for the per-file visitors.
+        [[noreturn]] void fail(const std::string& construct, py::handle node) const;
+
+    private:
+        // converter.cpp: sources and values
+        cval read_source(int src, PyObject* object);
+        cval read_global(const std::string& name, py::handle node);
+        cval read_attribute(const cval& obj, const std::string& name, py::handle node);
+        cval array_input(int src, PyObject* array, py::handle node);
+        cval new_array(ir::value_id v, surface s, int view_of = -1);
+        ir::value_id value_of(const cval& v, py::handle node);
+        const ir::value_type& type_of(ir::value_id v) const;
+        value_plan plan_of(const cval& v, py::handle node);
+        int output_of(int arr);
+        void finish_graph();
+        void add_alias_guards();
+        std::string where(py::handle node) const;
+        int add_assert(ir::value_id cond, const std::string& why);
+
+        // statements.cpp
+        void visit_body(py::handle statements);
+        void visit_stmt(py::handle node);
+        void visit_assign(py::handle node);
+        void visit_aug_assign(py::handle node);
+        void visit_expr_stmt(py::handle node);
+        void visit_return(py::handle node);
+        void visit_if(py::handle node);
+        void visit_for(py::handle node);
+        void visit_assert(py::handle node);
+        void assign_to(py::handle target, const cval& value);
+        void assign_subscript(py::handle target, const cval& value);
+        void write_array(int arr, ir::value_id v, py::handle node);
+        void visit_print(const call_args& args, py::handle node);
+        std::vector<cval> iteration_items(py::handle iter);
+
+        // expressions.cpp
+        cval visit_expr(py::handle node);
+        cval visit_name(py::handle node);
+        cval visit_binop(py::handle node);
+        cval visit_unaryop(py::handle node);
+        cval visit_compare(py::handle node);
+        cval visit_boolop(py::handle node);
+        cval visit_subscript(py::handle node);
+        cval visit_call(py::handle node);
+        call_args visit_args(py::handle node);
+        cval binary(ir::op code, const cval& a, const cval& b, py::handle node);
+        cval fold(py::handle node, const cval& a, const cval& b, const char* op);
+        bool is_python_scalar(const cval& v) const;
+
+        // numpy_calls.cpp
+        cval call_numpy(const std::string& name, const call_args& args, py::handle node);
+        cval call_builtin(const std::string& name, const call_args& args, py::handle node);
+        cval call_method(const cval& self, const std::string& name, const call_args& args,
+                         py::handle node);
+        cval reduction(ir::op code, const cval& x, const call_args& args, size_t first_kw,
+                       py::handle node);
+        cval with_out(const cval& result, const call_args& args, py::handle node);
+        ir::dtype dtype_arg(const cval& v, py::handle node);
+        std::vector<std::int64_t> shape_arg(const cval& v, py::handle node);
+        cval const_array(py::handle node, const cval& v, ir::dtype elem);
+        ir::value_id scalar_constant(const cval& v, ir::dtype elem, py::handle node);
+
+        const frame_hook::frame_view& m_frame;
+        const profile& m_profile;
+        const whitelist& m_whitelist;
+        config m_config;
+        std::shared_ptr<specialisation> m_spec;
+        ir::graph* p_graph = nullptr;
+        std::unique_ptr<ir::builder> m_builder;
+        std::string m_file;
+        int m_first_line = 1;
+
+        std::map<std::string, cval> m_locals;
+        std::set<std::string> m_declared_globals;
+        std::vector<array_entry> m_arrays;
+        std::map<int, int> m_array_of_source;     // source -> array entry
+        std::map<std::string, cval> m_heap_writes; // "self.h", "G[x]" -> value written
+        std::set<int> m_written_sources;           // arrays written in place
+        std::set<int> m_setattr_sources;           // objects given attributes
+        std::map<int, int> m_output_of_array;      // array entry -> output slot
+        std::map<std::int64_t, int> m_symbol_of_size;
+
+        bool m_returned = false;
+        bool m_breaking = false;
+        bool m_continuing = false;
+        cval m_result;
+        int m_statements = 0;
+    };
+} // namespace specula::engine::converter

@@ -1,0 +1,680 @@
+// Expressions: names, literals, operators (NumPy semantics on arrays, Python
+// semantics on Python scalars, folded exactly when both sides are known),
+// comparisons, attributes, subscripts and calls.
+#include "engine/converter/converter.hpp"
+
+#include "engine/backend_choice.hpp"
+#include "engine/numpy_api.hpp"
+
+namespace specula::engine::converter
+{
+    namespace
+    {
+        std::string node_type(py::handle node) { return py::str(node.get_type().attr("__name__")); }
+
+        struct op_name
+        {
+            const char* ast;
+            ir::op code;
+            const char* python; // the operator module's function
+        };
+
+        const op_name binary_ops[] = {
+            {"Add", ir::op::ADD, "add"},           {"Sub", ir::op::SUB, "sub"},
+            {"Mult", ir::op::MUL, "mul"},          {"Div", ir::op::DIV, "truediv"},
+            {"FloorDiv", ir::op::FLOORDIV, "floordiv"}, {"Mod", ir::op::MOD, "mod"},
+            {"Pow", ir::op::POW, "pow"},           {"MatMult", ir::op::MATMUL, "matmul"},
+            {"BitAnd", ir::op::BITWISE_AND, "and_"}, {"BitOr", ir::op::BITWISE_OR, "or_"},
+            {"BitXor", ir::op::BITWISE_XOR, "xor"},
+            {"Eq", ir::op::EQ, "eq"},              {"NotEq", ir::op::NE, "ne"},
+            {"Lt", ir::op::LT, "lt"},              {"LtE", ir::op::LE, "le"},
+            {"Gt", ir::op::GT, "gt"},              {"GtE", ir::op::GE, "ge"},
+        };
+
+        const op_name* find_op(const std::string& ast)
+        {
+            for (const op_name& o : binary_ops)
+            {
+                if (ast == o.ast)
+                {
+                    return &o;
+                }
+            }
+            return nullptr;
+        }
+
+        const char* python_name(ir::op code)
+        {
+            for (const op_name& o : binary_ops)
+            {
+                if (o.code == code)
+                {
+                    return o.python;
+                }
+            }
+            return "";
+        }
+
+        bool is_comparison(ir::op c)
+        {
+            return c == ir::op::EQ || c == ir::op::NE || c == ir::op::LT || c == ir::op::LE ||
+                   c == ir::op::GT || c == ir::op::GE;
+        }
+
+        bool foldable(PyObject* o)
+        {
+            return PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyBool_Check(o) ||
+                   PyUnicode_CheckExact(o) || o == Py_None || PyTuple_CheckExact(o);
+        }
+    } // namespace
+
+    bool converter::is_python_scalar(const cval& v) const
+    {
+        if (v.k == cval::kind::constant)
+        {
+            return true;
+        }
+        if (v.k != cval::kind::array)
+        {
+            return false;
+        }
+        surface s = m_arrays[static_cast<size_t>(v.arr)].surf;
+        return s == surface::py_float || s == surface::py_bool;
+    }
+
+    cval converter::visit_expr(py::handle node)
+    {
+        std::string kind = node_type(node);
+        if (kind == "Name") return visit_name(node);
+        if (kind == "Constant")
+        {
+            cval c;
+            c.obj = node.attr("value");
+            if (!foldable(c.obj.ptr()) && c.obj.ptr() != Py_Ellipsis)
+            {
+                fail("constant of type " + std::string(Py_TYPE(c.obj.ptr())->tp_name), node);
+            }
+            return c;
+        }
+        if (kind == "BinOp") return visit_binop(node);
+        if (kind == "UnaryOp") return visit_unaryop(node);
+        if (kind == "Compare") return visit_compare(node);
+        if (kind == "BoolOp") return visit_boolop(node);
+        if (kind == "Subscript") return visit_subscript(node);
+        if (kind == "Call") return visit_call(node);
+        if (kind == "Tuple" || kind == "List")
+        {
+            cval t;
+            t.k = cval::kind::tuple;
+            for (py::handle e : node.attr("elts"))
+            {
+                if (node_type(e) == "Starred")
+                {
+                    fail("starred expression", e);
+                }
+                t.items.push_back(visit_expr(e));
+            }
+            if (kind == "List")
+            {
+                t.obj = py::str("list"); // a list literal: fine as an argument, not as a value
+            }
+            return t;
+        }
+        if (kind == "IfExp")
+        {
+            cval test = visit_expr(node.attr("test"));
+            if (test.k != cval::kind::constant)
+            {
+                fail("conditional expression on array data", node);
+            }
+            return visit_expr(PyObject_IsTrue(test.obj.ptr()) == 1 ? node.attr("body")
+                                                                  : node.attr("orelse"));
+        }
+        if (kind == "Attribute")
+        {
+            cval obj = visit_expr(node.attr("value"));
+            std::string name = py::str(node.attr("attr"));
+            if (obj.k == cval::kind::array)
+            {
+                call_args none;
+                none.is_call = false;
+                return call_method(obj, name, none, node);
+            }
+            return read_attribute(obj, name, node);
+        }
+        fail(kind + " expression", node);
+    }
+
+    cval converter::visit_name(py::handle node)
+    {
+        std::string name = py::str(node.attr("id"));
+        auto found = m_locals.find(name);
+        if (found != m_locals.end())
+        {
+            return found->second;
+        }
+        if (!m_declared_globals.count(name))
+        {
+            PyObject* varnames = PyCode_GetVarnames(m_frame.code); // new reference
+            int local = varnames != nullptr ? PySequence_Contains(varnames, py::str(name).ptr()) : -1;
+            Py_XDECREF(varnames);
+            if (local != 0)
+            {
+                PyErr_Clear();
+                fail("local " + name + " read before assignment", node);
+            }
+        }
+        return read_global(name, node);
+    }
+
+    cval converter::fold(py::handle node, const cval& a, const cval& b, const char* op)
+    {
+        if (!foldable(a.obj.ptr()) || !foldable(b.obj.ptr()))
+        {
+            fail(std::string("operator ") + op + " on these objects", node);
+        }
+        cval out;
+        try
+        {
+            out.obj = py::module_::import("operator").attr(op)(a.obj, b.obj);
+        }
+        catch (py::error_already_set&)
+        {
+            fail(std::string("operator ") + op + " raising on this call", node);
+        }
+        return out;
+    }
+
+    cval converter::visit_binop(py::handle node)
+    {
+        std::string op = node_type(node.attr("op"));
+        const op_name* o = find_op(op);
+        if (o == nullptr)
+        {
+            fail("operator " + op, node);
+        }
+        cval a = visit_expr(node.attr("left"));
+        cval b = visit_expr(node.attr("right"));
+        return binary(o->code, a, b, node);
+    }
+
+    namespace
+    {
+        // The ways an operand of unknown value could still sway NumPy 1.24's
+        // value-based promotion: a result type is only trusted when every
+        // variant agrees.
+        std::vector<std::vector<ir::promotion_operand>> variants_of(
+            const std::vector<ir::promotion_operand>& known,
+            const std::vector<std::pair<size_t, ir::promotion_operand>>& unknown)
+        {
+            std::vector<std::vector<ir::promotion_operand>> out;
+            for (int variant = 0; variant < 2; ++variant)
+            {
+                std::vector<ir::promotion_operand> ops = known;
+                for (const auto& [index, op] : unknown)
+                {
+                    ir::promotion_operand v = op;
+                    bool big = variant == 1;
+                    if (op.what == ir::promotion_operand::kind::python_float)
+                    {
+                        v.fval = big ? 1e300 : 0.0;
+                    }
+                    else if (ir::is_float(op.elem))
+                    {
+                        v = ir::promotion_operand::zero_dim_float(op.elem, big ? 1e300 : 0.0);
+                    }
+                    else
+                    {
+                        v = ir::promotion_operand::zero_dim_int(op.elem, big ? (std::int64_t{1} << 62) : 0);
+                    }
+                    ops[index] = v;
+                }
+                out.push_back(ops);
+            }
+            return out;
+        }
+    } // namespace
+
+    cval converter::binary(ir::op code, const cval& a, const cval& b, py::handle node)
+    {
+        if (a.k == cval::kind::constant && b.k == cval::kind::constant)
+        {
+            return fold(node, a, b, python_name(code));
+        }
+        for (const cval* x : {&a, &b})
+        {
+            if (x->k != cval::kind::constant && x->k != cval::kind::array)
+            {
+                fail(std::string("operator ") + python_name(code) + " on a non-numeric object", node);
+            }
+            if (x->k == cval::kind::constant && !PyLong_CheckExact(x->obj.ptr()) &&
+                !PyFloat_CheckExact(x->obj.ptr()) && !PyBool_Check(x->obj.ptr()))
+            {
+                fail(std::string("operator ") + python_name(code) + " with a " +
+                         Py_TYPE(x->obj.ptr())->tp_name + " operand",
+                     node);
+            }
+        }
+        bool python_semantics = is_python_scalar(a) && is_python_scalar(b);
+        if (python_semantics)
+        {
+            // Python float arithmetic is IEEE double arithmetic, as float64's.
+            bool ok_op = code == ir::op::ADD || code == ir::op::SUB || code == ir::op::MUL ||
+                         code == ir::op::DIV || is_comparison(code);
+            if (!ok_op)
+            {
+                fail(std::string("Python float operator ") + python_name(code), node);
+            }
+            for (const cval* x : {&a, &b})
+            {
+                if (x->k == cval::kind::array && m_arrays[static_cast<size_t>(x->arr)].surf != surface::py_float)
+                {
+                    fail("Python bool arithmetic on array data", node);
+                }
+            }
+            ir::value_id va = a.k == cval::kind::array ? value_of(a, node) : scalar_constant(a, ir::dtype::float64, node);
+            ir::value_id vb = b.k == cval::kind::array ? value_of(b, node) : scalar_constant(b, ir::dtype::float64, node);
+            if (code == ir::op::DIV)
+            {
+                // Python raises ZeroDivisionError where NumPy gives inf: exit.
+                ir::value_id zero = m_builder->constant(ir::scalar::of_float(ir::dtype::float64, 0.0));
+                add_assert(m_builder->binary(ir::op::NE, vb, zero), "float division by zero at " + where(node));
+            }
+            return new_array(m_builder->binary(code, va, vb),
+                             is_comparison(code) ? surface::py_bool : surface::py_float);
+        }
+        // NumPy semantics: promotion decides the computation dtype, Python
+        // scalars become constants of that dtype.
+        std::vector<ir::promotion_operand> ops;
+        std::vector<std::pair<size_t, ir::promotion_operand>> unknown;
+        for (const cval* x : {&a, &b})
+        {
+            if (x->k == cval::kind::constant)
+            {
+                PyObject* o = x->obj.ptr();
+                if (PyBool_Check(o))
+                    ops.push_back(ir::promotion_operand::py_bool(o == Py_True));
+                else if (PyLong_CheckExact(o))
+                {
+                    int overflow = 0;
+                    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+                    if (overflow)
+                        fail("Python int beyond 64 bits in array arithmetic", node);
+                    ops.push_back(ir::promotion_operand::py_int(v));
+                }
+                else
+                    ops.push_back(ir::promotion_operand::py_float(PyFloat_AS_DOUBLE(o)));
+                continue;
+            }
+            const array_entry& e = m_arrays[static_cast<size_t>(x->arr)];
+            const ir::value_type& t = type_of(e.value);
+            if (t.dims.rank() > 0)
+            {
+                ops.push_back(ir::promotion_operand::array_of(t.elem));
+                continue;
+            }
+            ir::promotion_operand p = e.surf == surface::py_float
+                                          ? ir::promotion_operand::py_float(0.0)
+                                          : ir::promotion_operand::array_of(t.elem);
+            if (e.surf == surface::py_bool)
+            {
+                p = ir::promotion_operand::py_bool(false);
+            }
+            else
+            {
+                unknown.push_back({ops.size(), p});
+            }
+            ops.push_back(p);
+        }
+        std::optional<ir::dtype> rt;
+        for (const auto& variant : variants_of(ops, unknown))
+        {
+            auto r = ir::result_type(variant);
+            if (!r || (rt && *rt != *r))
+            {
+                fail("value-dependent or unsupported dtype promotion", node);
+            }
+            rt = r;
+        }
+        ir::value_id va = a.k == cval::kind::array ? value_of(a, node) : scalar_constant(a, *rt, node);
+        ir::value_id vb = b.k == cval::kind::array ? value_of(b, node) : scalar_constant(b, *rt, node);
+        if (!backend_is_exact(code, type_of(va).dims.rank(), type_of(vb).dims.rank()))
+        {
+            fail(std::string("operator ") + python_name(code) +
+                     " on these operands (backend not yet bit-identical to NumPy)",
+                 node);
+        }
+        if (code == ir::op::MATMUL)
+        {
+            if (type_of(va).dims.rank() == 0 || type_of(vb).dims.rank() == 0)
+            {
+                fail("matmul with a scalar operand", node);
+            }
+            ir::value_id out = m_builder->matmul(va, vb);
+            return new_array(out, type_of(out).dims.rank() == 0 ? surface::np_scalar : surface::ndarray);
+        }
+        ir::value_id out = m_builder->binary(code, va, vb);
+        if (out == ir::no_id)
+        {
+            fail(std::string("operator ") + python_name(code) + " on these operands (" +
+                     m_builder->state().message() + ")",
+                 node);
+        }
+        return new_array(out, type_of(out).dims.rank() == 0 ? surface::np_scalar : surface::ndarray);
+    }
+
+    cval converter::visit_unaryop(py::handle node)
+    {
+        std::string op = node_type(node.attr("op"));
+        cval x = visit_expr(node.attr("operand"));
+        if (x.k == cval::kind::constant)
+        {
+            const char* fn = op == "USub" ? "neg" : op == "UAdd" ? "pos" : op == "Not" ? "not_" : "invert";
+            if (!foldable(x.obj.ptr()))
+            {
+                fail("unary " + op + " on this object", node);
+            }
+            cval out;
+            try
+            {
+                out.obj = py::module_::import("operator").attr(fn)(x.obj);
+            }
+            catch (py::error_already_set&)
+            {
+                fail("unary " + op + " raising on this call", node);
+            }
+            return out;
+        }
+        if (x.k != cval::kind::array)
+        {
+            fail("unary " + op + " on an object", node);
+        }
+        const array_entry& e = m_arrays[static_cast<size_t>(x.arr)];
+        ir::value_id v = e.value;
+        if (op == "USub")
+        {
+            if (type_of(v).elem == ir::dtype::bool_)
+            {
+                fail("negation of a bool array", node);
+            }
+            return new_array(m_builder->unary(ir::op::NEG, v), e.surf == surface::py_float ? surface::py_float
+                             : type_of(v).dims.rank() == 0 ? surface::np_scalar : surface::ndarray);
+        }
+        if (op == "Invert" && type_of(v).elem == ir::dtype::bool_ && e.surf != surface::py_bool)
+        {
+            return new_array(m_builder->unary(ir::op::LOGICAL_NOT, v),
+                             type_of(v).dims.rank() == 0 ? surface::np_scalar : surface::ndarray);
+        }
+        if (op == "Not" && type_of(v).dims.rank() == 0 && type_of(v).elem == ir::dtype::bool_)
+        {
+            return new_array(m_builder->unary(ir::op::LOGICAL_NOT, v), surface::py_bool);
+        }
+        fail("unary " + op + " on array data", node);
+    }
+
+    cval converter::visit_compare(py::handle node)
+    {
+        py::list ops = node.attr("ops");
+        py::list rights = node.attr("comparators");
+        cval left = visit_expr(node.attr("left"));
+        if (py::len(ops) != 1)
+        {
+            fail("chained comparison", node);
+        }
+        std::string op = node_type(ops[0]);
+        cval right = visit_expr(rights[0]);
+        if (op == "Is" || op == "IsNot")
+        {
+            bool known = left.k != cval::kind::tuple && right.k != cval::kind::tuple;
+            if (!known)
+            {
+                fail("identity comparison of tuples", node);
+            }
+            // Arrays made by the graph are never None or an existing object.
+            PyObject* l = left.k == cval::kind::array ? nullptr : left.obj.ptr();
+            PyObject* r = right.k == cval::kind::array ? nullptr : right.obj.ptr();
+            if (l == nullptr && r == nullptr)
+            {
+                fail("identity comparison of arrays", node);
+            }
+            cval out;
+            out.obj = py::bool_((l == r) == (op == "Is"));
+            return out;
+        }
+        const op_name* o = find_op(op);
+        if (o == nullptr)
+        {
+            fail("comparison " + op, node);
+        }
+        return binary(o->code, left, right, node);
+    }
+
+    cval converter::visit_boolop(py::handle node)
+    {
+        bool is_and = node_type(node.attr("op")) == "And";
+        cval current;
+        for (py::handle operand : node.attr("values"))
+        {
+            current = visit_expr(operand);
+            if (current.k != cval::kind::constant)
+            {
+                fail("and/or on array data", node);
+            }
+            bool truth = PyObject_IsTrue(current.obj.ptr()) == 1;
+            if (truth != is_and)
+            {
+                return current; // short-circuit, as Python
+            }
+        }
+        return current;
+    }
+
+    cval converter::visit_subscript(py::handle node)
+    {
+        cval container = visit_expr(node.attr("value"));
+        py::handle index = node.attr("slice");
+        if (container.k == cval::kind::constant || container.k == cval::kind::tuple ||
+            container.k == cval::kind::object)
+        {
+            cval key = visit_expr(index);
+            if (key.k != cval::kind::constant)
+            {
+                fail("indexing with a computed key", node);
+            }
+            if (container.k == cval::kind::tuple && PyLong_CheckExact(key.obj.ptr()))
+            {
+                long long i = PyLong_AsLongLong(key.obj.ptr());
+                long long n = static_cast<long long>(container.items.size());
+                if (i < -n || i >= n)
+                {
+                    fail("index out of range", node);
+                }
+                return container.items[static_cast<size_t>(i < 0 ? i + n : i)];
+            }
+            if (container.k == cval::kind::constant)
+            {
+                return fold(node, container, key, "getitem");
+            }
+            PyObject* c = container.k == cval::kind::object ? container.obj.ptr() : nullptr;
+            if (c == nullptr || !(PyDict_CheckExact(c) || PyList_CheckExact(c) || PyTuple_CheckExact(c)))
+            {
+                fail("indexing this object", node);
+            }
+            std::string path = m_spec->sources[container.src].path + "[" +
+                               std::string(py::str(py::repr(key.obj))) + "]";
+            auto written = m_heap_writes.find(path);
+            if (written != m_heap_writes.end())
+            {
+                return written->second;
+            }
+            source s{source_kind::item, container.src, 0, key.obj, path};
+            if (!PyDict_CheckExact(c))
+            {
+                if (!PyLong_CheckExact(key.obj.ptr()) || PyLong_AsLongLong(key.obj.ptr()) < 0)
+                {
+                    fail("list index that is not a non-negative int", node);
+                }
+                s.index = static_cast<int>(PyLong_AsLongLong(key.obj.ptr()));
+                // The length decides whether the item exists: guard it through
+                // the item's own guard (a missing item fails resolution).
+            }
+            int src = m_spec->sources.add(s);
+            owned_refs owned;
+            std::vector<PyObject*> values(static_cast<size_t>(m_spec->sources.size()), nullptr);
+            values[static_cast<size_t>(container.src)] = c;
+            PyObject* item = m_spec->sources.resolve(src, m_frame, values, owned);
+            if (item == nullptr)
+            {
+                fail("missing item " + path, node);
+            }
+            return read_source(src, item);
+        }
+        // Array basic indexing: ints, slices with constant bounds, None.
+        std::vector<py::handle> parts;
+        if (node_type(index) == "Tuple")
+        {
+            for (py::handle e : index.attr("elts"))
+                parts.push_back(e);
+        }
+        else
+        {
+            parts.push_back(index);
+        }
+        ir::value_id x = value_of(container, node);
+        const ir::shape& dims = type_of(x).dims;
+        std::vector<ir::slice_item> items;
+        int axis = 0;
+        bool all_indices = true;
+        auto const_int = [&](py::handle e, const char* what) -> std::optional<std::int64_t>
+        {
+            if (e.is_none())
+                return std::nullopt;
+            cval c = visit_expr(e);
+            if (c.k != cval::kind::constant || !PyLong_Check(c.obj.ptr()))
+            {
+                if (c.k == cval::kind::constant && c.obj.is_none())
+                    return std::nullopt;
+                fail(std::string("array index ") + what + " that is not a specialised int", node);
+            }
+            return c.obj.cast<std::int64_t>();
+        };
+        for (py::handle part : parts)
+        {
+            std::string kind = node_type(part);
+            if (kind == "Slice")
+            {
+                all_indices = false;
+                auto lo = const_int(part.attr("lower"), "start");
+                auto hi = const_int(part.attr("upper"), "stop");
+                auto st = const_int(part.attr("step"), "step");
+                ir::slice_item it = ir::slice_item::all();
+                it.has_start = lo.has_value();
+                it.start = lo.value_or(0);
+                it.has_stop = hi.has_value();
+                it.stop = hi.value_or(0);
+                it.step = st.value_or(1);
+                if (it.step <= 0)
+                    fail("slice with a non-positive step", node);
+                items.push_back(it);
+                ++axis;
+                continue;
+            }
+            cval c = visit_expr(part);
+            if (c.k == cval::kind::constant && c.obj.is_none())
+            {
+                all_indices = false;
+                items.push_back(ir::slice_item::new_axis());
+                continue;
+            }
+            if (c.k != cval::kind::constant || !PyLong_CheckExact(c.obj.ptr()))
+            {
+                fail("array index of this kind (fancy or computed)", node);
+            }
+            std::int64_t i = c.obj.cast<std::int64_t>();
+            if (axis >= dims.rank() || !dims[axis].is_static() || i < -dims[axis].size() ||
+                i >= dims[axis].size())
+            {
+                fail("array index out of range or on a symbolic dim", node);
+            }
+            items.push_back(ir::slice_item::at(i));
+            ++axis;
+        }
+        if (axis > dims.rank())
+        {
+            fail("too many indices for the array", node);
+        }
+        ir::value_id out = m_builder->slice(x, items);
+        bool element = all_indices && axis == dims.rank();
+        return new_array(out, element ? surface::np_scalar : surface::ndarray,
+                         element ? -1 : container.arr);
+    }
+
+    call_args converter::visit_args(py::handle node)
+    {
+        call_args args;
+        for (py::handle a : node.attr("args"))
+        {
+            if (node_type(a) == "Starred")
+                fail("*args in a call", node);
+            args.positional.push_back(visit_expr(a));
+        }
+        for (py::handle kw : node.attr("keywords"))
+        {
+            if (kw.attr("arg").is_none())
+                fail("**kwargs in a call", node);
+            args.keywords[py::str(kw.attr("arg"))] = visit_expr(kw.attr("value"));
+        }
+        return args;
+    }
+
+    cval converter::visit_call(py::handle node)
+    {
+        py::handle func = node.attr("func");
+        if (node_type(func) == "Attribute")
+        {
+            cval self = visit_expr(func.attr("value"));
+            std::string name = py::str(func.attr("attr"));
+            if (self.k == cval::kind::array)
+            {
+                return call_method(self, name, visit_args(node), node);
+            }
+            if (self.k == cval::kind::object && PyList_CheckExact(self.obj.ptr()) && name == "append")
+            {
+                call_args args = visit_args(node);
+                if (args.positional.size() != 1 || !args.keywords.empty())
+                    fail("list.append with these arguments", node);
+                effect_plan e;
+                e.k = effect_plan::kind::list_append;
+                e.target = self.src;
+                e.value = plan_of(args.positional[0], node);
+                m_spec->effects.push_back(e);
+                cval none;
+                none.obj = py::none();
+                return none;
+            }
+            cval fn = read_attribute(self, name, node);
+            const std::string& known = m_whitelist.name_of(fn.obj.ptr());
+            if (fn.k == cval::kind::object && known.rfind("np.", 0) == 0)
+            {
+                return call_numpy(known.substr(3), visit_args(node), node);
+            }
+            fail("call of " + std::string(py::str(py::module_::import("ast").attr("unparse")(func))), node);
+        }
+        cval fn = visit_expr(func);
+        const std::string& known = fn.k == cval::kind::object ? m_whitelist.name_of(fn.obj.ptr()) : m_whitelist.name_of(nullptr);
+        if (known.rfind("np.", 0) == 0)
+        {
+            return call_numpy(known.substr(3), visit_args(node), node);
+        }
+        if (known.rfind("builtins.", 0) == 0)
+        {
+            return call_builtin(known.substr(9), visit_args(node), node);
+        }
+        std::string what = std::string(py::str(py::module_::import("ast").attr("unparse")(func)));
+        if (fn.k == cval::kind::object && PyFunction_Check(fn.obj.ptr()))
+        {
+            fail("call of Python function " + what + " (inlining not implemented yet)", node);
+        }
+        fail("call of " + what, node);
+    }
+} // namespace specula::engine::converter

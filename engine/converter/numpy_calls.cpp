@@ -1,0 +1,726 @@
+// The whitelist: NumPy functions, ndarray methods/attributes and builtins the
+// converter maps to IR (engine/README.md has the table).
+#include "engine/converter/converter.hpp"
+
+#include "engine/backend_choice.hpp"
+#include "engine/numpy_api.hpp"
+
+namespace specula::engine
+{
+    const char* const numpy_functions[] = {
+        "exp", "log", "log1p", "expm1", "tanh", "sqrt", "abs", "absolute", "sign", "negative",
+        "sin", "cos", "square", "floor", "ceil", "add", "subtract", "multiply", "divide",
+        "true_divide", "maximum", "minimum", "power", "where", "clip", "dot", "matmul", "outer",
+        "sum", "mean", "var", "std", "max", "min", "amax", "amin", "argmax", "argmin", "prod",
+        "zeros", "ones", "zeros_like", "ones_like", "full", "copy", "eye", "concatenate", "stack",
+        "hstack", "vstack", "reshape", "transpose", nullptr};
+    const char* const builtin_functions[] = {"len", "range", "zip", "enumerate", "reversed",
+                                             "abs", "min", "max", "float", "int", "bool",
+                                             "print", "isinstance", nullptr};
+
+    void whitelist::load()
+    {
+        m_numpy = py::module_::import("numpy");
+        m_ndarray = m_numpy.attr("ndarray");
+        py::module_ builtins = py::module_::import("builtins");
+        auto add = [this](const py::object& module, const char* name, const std::string& prefix)
+        {
+            py::object fn = module.attr(name);
+            m_keep[prefix + name] = fn;
+            m_names.emplace(fn.ptr(), prefix + name);
+        };
+        for (const char* const* n = numpy_functions; *n != nullptr; ++n)
+        {
+            add(m_numpy, *n, "np.");
+        }
+        for (const char* const* n = builtin_functions; *n != nullptr; ++n)
+        {
+            add(builtins, *n, "builtins.");
+        }
+    }
+
+    const std::string& whitelist::name_of(PyObject* object) const
+    {
+        static const std::string unknown;
+        auto it = m_names.find(object);
+        return it == m_names.end() ? unknown : it->second;
+    }
+} // namespace specula::engine
+
+namespace specula::engine::converter
+{
+    namespace
+    {
+        struct unary_entry
+        {
+            const char* name;
+            ir::op code;
+        };
+        const unary_entry unary_ufuncs[] = {
+            {"exp", ir::op::EXP},       {"log", ir::op::LOG},     {"log1p", ir::op::LOG1P},
+            {"expm1", ir::op::EXPM1},   {"tanh", ir::op::TANH},   {"sqrt", ir::op::SQRT},
+            {"abs", ir::op::ABS},       {"absolute", ir::op::ABS}, {"sign", ir::op::SIGN},
+            {"negative", ir::op::NEG},  {"sin", ir::op::SIN},     {"cos", ir::op::COS},
+            {"square", ir::op::SQUARE}, {"floor", ir::op::FLOOR}, {"ceil", ir::op::CEIL},
+        };
+        const unary_entry binary_ufuncs[] = {
+            {"add", ir::op::ADD},         {"subtract", ir::op::SUB},    {"multiply", ir::op::MUL},
+            {"divide", ir::op::DIV},      {"true_divide", ir::op::DIV}, {"maximum", ir::op::MAXIMUM},
+            {"minimum", ir::op::MINIMUM}, {"power", ir::op::POW},
+        };
+        const unary_entry reductions[] = {
+            {"sum", ir::op::SUM},       {"mean", ir::op::MEAN},     {"var", ir::op::VAR},
+            {"std", ir::op::STD},       {"max", ir::op::MAX},       {"min", ir::op::MIN},
+            {"amax", ir::op::MAX},      {"amin", ir::op::MIN},      {"argmax", ir::op::ARGMAX},
+            {"argmin", ir::op::ARGMIN}, {"prod", ir::op::PROD},     {"any", ir::op::ANY},
+            {"all", ir::op::ALL},
+        };
+
+        template <size_t N>
+        std::optional<ir::op> lookup(const unary_entry (&table)[N], const std::string& name)
+        {
+            for (const auto& e : table)
+            {
+                if (name == e.name)
+                    return e.code;
+            }
+            return std::nullopt;
+        }
+
+        surface surface_of_rank(int rank) { return rank == 0 ? surface::np_scalar : surface::ndarray; }
+    } // namespace
+
+    ir::value_id converter::scalar_constant(const cval& v, ir::dtype elem, py::handle node)
+    {
+        PyObject* o = v.obj.ptr();
+        if (v.k != cval::kind::constant || !(PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyBool_Check(o)))
+        {
+            fail("a non-numeric constant in array arithmetic", node);
+        }
+        ir::scalar s;
+        if (ir::is_float(elem))
+        {
+            double d = PyFloat_AsDouble(o); // Python's own int -> float rounding
+            if (PyErr_Occurred())
+            {
+                PyErr_Clear();
+                fail("Python int too large for a float", node);
+            }
+            s = ir::scalar::of_float(elem, elem == ir::dtype::float32 ? static_cast<double>(static_cast<float>(d)) : d);
+        }
+        else if (PyFloat_CheckExact(o))
+        {
+            fail("a float constant in integer arithmetic", node);
+        }
+        else if (elem == ir::dtype::bool_)
+        {
+            s = ir::scalar::of_bool(PyObject_IsTrue(o) == 1);
+        }
+        else
+        {
+            s = ir::scalar::of_int(elem, PyLong_AsLongLong(o));
+        }
+        return m_builder->constant(s);
+    }
+
+    cval converter::const_array(py::handle node, const cval& v, ir::dtype elem)
+    {
+        return new_array(scalar_constant(v, elem, node), surface::np_scalar);
+    }
+
+    ir::dtype converter::dtype_arg(const cval& v, py::handle node)
+    {
+        if (v.k != cval::kind::constant && v.k != cval::kind::object)
+        {
+            fail("dtype argument of this kind", node);
+        }
+        std::string name;
+        try
+        {
+            name = py::str(py::module_::import("numpy").attr("dtype")(v.obj).attr("name"));
+        }
+        catch (py::error_already_set&)
+        {
+            fail("dtype argument not understood", node);
+        }
+        auto t = ir::dtype_from_name(name);
+        if (!t)
+        {
+            fail("dtype " + name, node);
+        }
+        return *t;
+    }
+
+    std::vector<std::int64_t> converter::shape_arg(const cval& v, py::handle node)
+    {
+        std::vector<std::int64_t> out;
+        auto one = [&](const cval& c)
+        {
+            if (c.k != cval::kind::constant || !PyLong_CheckExact(c.obj.ptr()))
+                fail("shape that is not specialised ints", node);
+            out.push_back(c.obj.cast<std::int64_t>());
+        };
+        if (v.k == cval::kind::tuple)
+        {
+            for (const cval& c : v.items)
+                one(c);
+        }
+        else if (v.k == cval::kind::constant && PyTuple_CheckExact(v.obj.ptr()))
+        {
+            for (py::handle h : v.obj)
+            {
+                cval c;
+                c.obj = py::reinterpret_borrow<py::object>(h);
+                one(c);
+            }
+        }
+        else
+        {
+            one(v);
+        }
+        return out;
+    }
+
+    cval converter::with_out(const cval& result, const call_args& args, py::handle node)
+    {
+        auto out = args.keywords.find("out");
+        if (out == args.keywords.end() || (out->second.k == cval::kind::constant && out->second.obj.is_none()))
+        {
+            return result;
+        }
+        const cval& target = out->second;
+        if (target.k != cval::kind::array || m_arrays[static_cast<size_t>(target.arr)].surf != surface::ndarray)
+        {
+            fail("out= that is not an array", node);
+        }
+        write_array(target.arr, value_of(result, node), node);
+        return target; // NumPy returns the out array itself
+    }
+
+    cval converter::reduction(ir::op code, const cval& x, const call_args& args, size_t first_kw,
+                              py::handle node)
+    {
+        ir::value_id v = value_of(x, node);
+        std::optional<cval> axis;
+        bool keepdims = false;
+        std::int64_t ddof = 0;
+        if (args.positional.size() > first_kw)
+            axis = args.positional[first_kw];
+        if (args.positional.size() > first_kw + 1)
+            fail("reduction with more positional arguments", node);
+        for (const auto& [k, c] : args.keywords)
+        {
+            if (c.k != cval::kind::constant && k != "axis")
+                fail("reduction argument " + k + " not specialised", node);
+            if (k == "axis")
+                axis = c;
+            else if (k == "keepdims")
+                keepdims = PyObject_IsTrue(c.obj.ptr()) == 1;
+            else if (k == "ddof" && (code == ir::op::VAR || code == ir::op::STD) && PyLong_CheckExact(c.obj.ptr()))
+                ddof = c.obj.cast<std::int64_t>();
+            else
+                fail("reduction argument " + k, node);
+        }
+        ir::value_id out;
+        if (!axis || (axis->k == cval::kind::constant && axis->obj.is_none()))
+        {
+            out = m_builder->reduce_all(code, v, keepdims, ddof);
+        }
+        else
+        {
+            std::vector<std::int64_t> axes = shape_arg(*axis, node);
+            std::vector<int> ax(axes.begin(), axes.end());
+            if ((code == ir::op::ARGMAX || code == ir::op::ARGMIN) && keepdims)
+                fail("argmax/argmin with keepdims", node);
+            out = m_builder->reduce(code, v, ax, keepdims, ddof);
+        }
+        if (out == ir::no_id)
+            fail("reduction on these operands (" + m_builder->state().message() + ")", node);
+        return new_array(out, surface_of_rank(type_of(out).dims.rank()));
+    }
+
+    namespace
+    {
+        bool is_none(const cval& c) { return c.k == cval::kind::constant && c.obj.is_none(); }
+    } // namespace
+
+    cval converter::call_numpy(const std::string& name, const call_args& args, py::handle node)
+    {
+        const auto& p = args.positional;
+        auto arg = [&](size_t i) -> const cval&
+        {
+            if (i >= p.size())
+                fail("np." + name + " with too few arguments", node);
+            return p[i];
+        };
+        auto as_array = [&](const cval& c) -> cval
+        {
+            if (c.k == cval::kind::array)
+                return c;
+            if (c.k == cval::kind::constant)
+            {
+                auto t = ir::result_type({PyFloat_CheckExact(c.obj.ptr()) ? ir::promotion_operand::py_float(0.0)
+                                          : PyBool_Check(c.obj.ptr()) ? ir::promotion_operand::py_bool(false)
+                                                                        : ir::promotion_operand::py_int(0)});
+                return const_array(node, c, t.value_or(ir::dtype::float64));
+            }
+            fail("np." + name + " on a non-array argument", node);
+        };
+        for (const auto& [k, c] : args.keywords)
+        {
+            bool known = k == "out" || k == "axis" || k == "keepdims" || k == "dtype" || k == "ddof";
+            if (!known)
+                fail("np." + name + " keyword " + k, node);
+        }
+        if (auto code = lookup(unary_ufuncs, name))
+        {
+            cval x = as_array(arg(0));
+            if (!backend_is_exact(*code))
+                fail("np." + name + " (backend not yet bit-identical to NumPy)", node);
+            ir::value_id out = m_builder->unary(*code, value_of(x, node));
+            if (out == ir::no_id)
+                fail("np." + name + " on this dtype", node);
+            return with_out(new_array(out, surface_of_rank(type_of(out).dims.rank())), args, node);
+        }
+        if (auto code = lookup(binary_ufuncs, name))
+        {
+            cval a = arg(0), b = arg(1);
+            if (is_python_scalar(a) && is_python_scalar(b))
+            {
+                a = as_array(a.k == cval::kind::constant ? a : a);
+            }
+            if (is_python_scalar(a) && is_python_scalar(b))
+                fail("np." + name + " on two Python scalars", node);
+            return with_out(binary(*code, a, b, node), args, node);
+        }
+        if (auto code = lookup(reductions, name))
+        {
+            return reduction(*code, as_array(arg(0)), args, 1, node);
+        }
+        if (name == "where" || name == "clip")
+        {
+            std::vector<cval> xs = {arg(0), arg(1), arg(2)};
+            std::vector<ir::promotion_operand> ops;
+            size_t first = name == "where" ? 1 : 0;
+            for (size_t i = first; i < 3; ++i)
+            {
+                const cval& c = xs[i];
+                if (c.k == cval::kind::constant)
+                {
+                    PyObject* o = c.obj.ptr();
+                    ops.push_back(PyFloat_CheckExact(o) ? ir::promotion_operand::py_float(PyFloat_AS_DOUBLE(o))
+                                  : PyBool_Check(o)     ? ir::promotion_operand::py_bool(o == Py_True)
+                                                        : ir::promotion_operand::py_int(PyLong_AsLongLong(o)));
+                }
+                else
+                {
+                    const ir::value_type& t = type_of(value_of(c, node));
+                    if (t.dims.rank() == 0 && !(t.elem == ir::dtype::float64 && ir::is_float(t.elem)))
+                        fail("np." + name + " with a 0-d operand of uncertain promotion", node);
+                    ops.push_back(ir::promotion_operand::array_of(t.elem));
+                }
+            }
+            auto rt = ir::result_type(ops);
+            if (!rt)
+                fail("np." + name + " promotion", node);
+            std::vector<ir::value_id> vs;
+            for (size_t i = 0; i < 3; ++i)
+            {
+                if (i < first)
+                    vs.push_back(value_of(as_array(xs[i]), node));
+                else
+                    vs.push_back(xs[i].k == cval::kind::array ? value_of(xs[i], node) : scalar_constant(xs[i], *rt, node));
+            }
+            ir::value_id out = name == "where" ? m_builder->where(vs[0], vs[1], vs[2])
+                                               : m_builder->clip(vs[0], vs[1], vs[2]);
+            if (out == ir::no_id)
+                fail("np." + name + " on these operands", node);
+            return with_out(new_array(out, surface_of_rank(type_of(out).dims.rank())), args, node);
+        }
+        if (name == "dot" || name == "matmul" || name == "outer")
+        {
+            ir::value_id a = value_of(arg(0), node), b = value_of(arg(1), node);
+            if (!backend_is_exact(ir::op::MATMUL, type_of(a).dims.rank(), type_of(b).dims.rank()))
+                fail("np." + name + " of matrices (backend not yet bit-identical to NumPy's BLAS)", node);
+            ir::value_id out = name == "dot" ? m_builder->dot(a, b)
+                               : name == "matmul" ? m_builder->matmul(a, b) : m_builder->outer(a, b);
+            if (out == ir::no_id)
+                fail("np." + name + " on these operands", node);
+            return with_out(new_array(out, surface_of_rank(type_of(out).dims.rank())), args, node);
+        }
+        if (name == "zeros" || name == "ones" || name == "full")
+        {
+            auto dims = shape_arg(arg(0), node);
+            auto dt = args.keywords.count("dtype") ? std::optional<ir::dtype>(dtype_arg(args.keywords.at("dtype"), node))
+                                                   : std::nullopt;
+            if (name == "full")
+            {
+                const cval& fill = arg(1);
+                if (fill.k != cval::kind::constant)
+                    fail("np.full with a computed fill value", node);
+                ir::dtype elem = dt ? *dt : (PyFloat_CheckExact(fill.obj.ptr()) ? ir::dtype::float64
+                                             : PyBool_Check(fill.obj.ptr())     ? ir::dtype::bool_
+                                                                                 : ir::dtype::int64);
+                ir::value_id c = scalar_constant(fill, elem, node);
+                const auto& n = p_graph->get_node(p_graph->get(c).def);
+                ir::scalar s = n.attr_as<ir::constant_attr>().element(0);
+                return new_array(m_builder->full(ir::shape::of(dims), elem, s), surface::ndarray);
+            }
+            ir::dtype elem = dt.value_or(ir::dtype::float64);
+            return new_array(name == "zeros" ? m_builder->zeros(ir::shape::of(dims), elem)
+                                             : m_builder->ones(ir::shape::of(dims), elem),
+                             surface::ndarray);
+        }
+        if (name == "zeros_like" || name == "ones_like")
+        {
+            const ir::value_type& t = type_of(value_of(arg(0), node));
+            auto sizes = t.dims.static_sizes();
+            if (!sizes)
+                fail("np." + name + " of a symbolic shape", node);
+            ir::dtype elem = args.keywords.count("dtype") ? dtype_arg(args.keywords.at("dtype"), node) : t.elem;
+            return new_array(name == "zeros_like" ? m_builder->zeros(t.dims, elem) : m_builder->ones(t.dims, elem),
+                             surface_of_rank(t.dims.rank()));
+        }
+        if (name == "copy")
+        {
+            cval x = arg(0);
+            return call_method(x, "copy", call_args{}, node);
+        }
+        if (name == "reshape" || name == "transpose")
+        {
+            call_args rest;
+            rest.positional.assign(p.begin() + 1, p.end());
+            rest.keywords = args.keywords;
+            return call_method(arg(0), name, rest, node);
+        }
+        if (name == "concatenate" || name == "stack" || name == "hstack" || name == "vstack")
+        {
+            const cval& seq = arg(0);
+            if (seq.k != cval::kind::tuple || seq.items.empty())
+                fail("np." + name + " of this sequence", node);
+            std::vector<ir::value_id> xs;
+            for (const cval& c : seq.items)
+                xs.push_back(value_of(c, node));
+            int axis = 0;
+            if (args.keywords.count("axis"))
+                axis = static_cast<int>(shape_arg(args.keywords.at("axis"), node).at(0));
+            if (p.size() > 1)
+                axis = static_cast<int>(shape_arg(p[1], node).at(0));
+            int rank = type_of(xs[0]).dims.rank();
+            ir::value_id out;
+            if (name == "stack")
+                out = m_builder->stack(xs, axis);
+            else if (name == "concatenate")
+                out = m_builder->concatenate(xs, axis);
+            else if (name == "hstack")
+                out = m_builder->concatenate(xs, rank == 1 ? 0 : 1);
+            else
+            {
+                if (rank != 2)
+                    fail("np.vstack of non-2-d arrays", node);
+                out = m_builder->concatenate(xs, 0);
+            }
+            if (out == ir::no_id)
+                fail("np." + name + " on these operands", node);
+            return new_array(out, surface::ndarray);
+        }
+        if (name == "eye")
+        {
+            std::int64_t n = shape_arg(arg(0), node).at(0);
+            ir::dtype elem = args.keywords.count("dtype") ? dtype_arg(args.keywords.at("dtype"), node) : ir::dtype::float64;
+            if (p.size() > 1)
+                fail("np.eye with M or k", node);
+            return new_array(m_builder->eye(n, n, 0, elem), surface::ndarray);
+        }
+        fail("np." + name + " with these arguments", node);
+    }
+
+    cval converter::call_method(const cval& self, const std::string& name, const call_args& args,
+                                py::handle node)
+    {
+        ir::value_id x = value_of(self, node);
+        const ir::value_type& t = type_of(x);
+        const array_entry& e = m_arrays[static_cast<size_t>(self.arr)];
+        if (e.surf == surface::py_float || e.surf == surface::py_bool)
+        {
+            fail("attribute ." + name + " of a Python scalar", node);
+        }
+        auto constant = [](py::object o)
+        {
+            cval c;
+            c.obj = std::move(o);
+            return c;
+        };
+        if (!args.is_call)
+        {
+            if (name == "T")
+            {
+                std::vector<int> perm;
+                for (int i = t.dims.rank() - 1; i >= 0; --i)
+                    perm.push_back(i);
+                return new_array(m_builder->transpose(x, perm), surface_of_rank(t.dims.rank()), self.arr);
+            }
+            if (name == "ndim")
+                return constant(py::int_(t.dims.rank()));
+            if (name == "dtype")
+                return constant(py::module_::import("numpy").attr("dtype")(std::string(ir::dtype_name(t.elem))));
+            auto sizes = t.dims.static_sizes();
+            if (!sizes)
+                fail("." + name + " of an array with a symbolic shape", node);
+            if (name == "shape")
+            {
+                cval tup;
+                tup.k = cval::kind::tuple;
+                for (auto n : *sizes)
+                    tup.items.push_back(constant(py::int_(n)));
+                return tup;
+            }
+            if (name == "size")
+                return constant(py::int_(*t.dims.num_elements()));
+            fail("array attribute ." + name, node);
+        }
+        if (auto code = lookup(reductions, name))
+        {
+            return reduction(*code, self, args, 0, node);
+        }
+        if (name == "reshape")
+        {
+            cval shape_v;
+            if (args.positional.size() == 1)
+                shape_v = args.positional[0];
+            else
+            {
+                shape_v.k = cval::kind::tuple;
+                shape_v.items = args.positional;
+            }
+            auto dims = shape_arg(shape_v, node);
+            auto total = t.dims.num_elements();
+            if (!total)
+                fail("reshape of a symbolic shape", node);
+            std::int64_t known = 1;
+            int infer = -1;
+            for (size_t i = 0; i < dims.size(); ++i)
+            {
+                if (dims[i] == -1 && infer < 0)
+                    infer = static_cast<int>(i);
+                else
+                    known *= dims[i];
+            }
+            if (infer >= 0)
+            {
+                if (known == 0 || *total % known != 0)
+                    fail("reshape that NumPy rejects", node);
+                dims[static_cast<size_t>(infer)] = *total / known;
+            }
+            ir::value_id out = m_builder->reshape(x, ir::shape::of(dims));
+            if (out == ir::no_id)
+                fail("reshape that NumPy rejects", node);
+            return new_array(out, surface::ndarray, self.arr);
+        }
+        if (name == "transpose")
+        {
+            std::vector<int> perm;
+            if (args.positional.empty())
+                for (int i = t.dims.rank() - 1; i >= 0; --i)
+                    perm.push_back(i);
+            else
+            {
+                cval axes_v = args.positional[0];
+                if (args.positional.size() > 1)
+                {
+                    axes_v.k = cval::kind::tuple;
+                    axes_v.items = args.positional;
+                }
+                for (auto a : shape_arg(axes_v, node))
+                    perm.push_back(static_cast<int>(a));
+            }
+            return new_array(m_builder->transpose(x, perm), surface::ndarray, self.arr);
+        }
+        if (name == "astype")
+        {
+            if (args.positional.size() != 1 || !args.keywords.empty())
+                fail("astype with options", node);
+            // astype copies even to the same dtype.
+            return new_array(m_builder->cast(x, dtype_arg(args.positional[0], node)), surface::ndarray);
+        }
+        if (name == "copy")
+        {
+            return new_array(m_builder->cast(x, t.elem), surface_of_rank(t.dims.rank()));
+        }
+        if (name == "dot")
+        {
+            if (args.positional.size() != 1)
+                fail(".dot with these arguments", node);
+            ir::value_id other = value_of(args.positional[0], node);
+            if (!backend_is_exact(ir::op::DOT, t.dims.rank(), type_of(other).dims.rank()))
+                fail(".dot of matrices (backend not yet bit-identical to NumPy's BLAS)", node);
+            ir::value_id out = m_builder->dot(x, other);
+            if (out == ir::no_id)
+                fail(".dot on these operands", node);
+            return new_array(out, surface_of_rank(type_of(out).dims.rank()));
+        }
+        if (name == "item")
+        {
+            if (!args.positional.empty() || t.dims.num_elements().value_or(0) != 1)
+                fail(".item() of this array", node);
+            if (t.elem != ir::dtype::float64 && t.elem != ir::dtype::bool_)
+                fail(".item() giving a Python int", node);
+            ir::value_id v = m_builder->reshape(x, ir::shape{});
+            return new_array(v, t.elem == ir::dtype::bool_ ? surface::py_bool : surface::py_float);
+        }
+        if (name == "clip")
+        {
+            call_args full = args;
+            full.positional.insert(full.positional.begin(), self);
+            return call_numpy("clip", full, node);
+        }
+        fail("array method ." + name, node);
+    }
+
+    cval converter::call_builtin(const std::string& name, const call_args& args, py::handle node)
+    {
+        const auto& p = args.positional;
+        auto constant = [](py::object o)
+        {
+            cval c;
+            c.obj = std::move(o);
+            return c;
+        };
+        auto all_constant = [&]()
+        {
+            for (const cval& c : p)
+                if (c.k != cval::kind::constant)
+                    return false;
+            return args.keywords.empty();
+        };
+        if (name == "range")
+        {
+            if (!all_constant() || p.empty() || p.size() > 3)
+                fail("range over values that are not specialised ints", node);
+            py::list vals;
+            py::tuple targs(p.size());
+            for (size_t i = 0; i < p.size(); ++i)
+                targs[i] = p[i].obj;
+            py::object r = py::module_::import("builtins").attr("range")(*targs);
+            if (py::len(r) > static_cast<size_t>(m_config.max_unrolled_statements))
+                fail("range too long to unroll", node);
+            cval tup;
+            tup.k = cval::kind::tuple;
+            for (py::handle i : r)
+                tup.items.push_back(constant(py::reinterpret_borrow<py::object>(i)));
+            return tup;
+        }
+        if (name == "len")
+        {
+            if (p.size() != 1)
+                fail("len with these arguments", node);
+            if (p[0].k == cval::kind::tuple && !p[0].obj)
+                return constant(py::int_(p[0].items.size()));
+            if (p[0].k == cval::kind::array)
+            {
+                const ir::value_type& t = type_of(value_of(p[0], node));
+                if (t.dims.rank() == 0 || !t.dims[0].is_static())
+                    fail("len of a 0-d or symbolic array", node);
+                return constant(py::int_(t.dims[0].size()));
+            }
+            if (p[0].k == cval::kind::constant)
+                return constant(py::int_(py::len(p[0].obj)));
+            fail("len of this object", node);
+        }
+        if (name == "zip" || name == "enumerate" || name == "reversed")
+        {
+            cval tup;
+            tup.k = cval::kind::tuple;
+            for (const cval& c : p)
+                if (c.k != cval::kind::tuple)
+                    fail(name + " over this iterable", node);
+            if (name == "reversed" && p.size() == 1)
+            {
+                tup.items.assign(p[0].items.rbegin(), p[0].items.rend());
+                return tup;
+            }
+            if (name == "enumerate" && p.size() == 1 && args.keywords.empty())
+            {
+                for (size_t i = 0; i < p[0].items.size(); ++i)
+                {
+                    cval pair;
+                    pair.k = cval::kind::tuple;
+                    pair.items = {constant(py::int_(i)), p[0].items[i]};
+                    tup.items.push_back(pair);
+                }
+                return tup;
+            }
+            if (name == "zip" && !p.empty())
+            {
+                size_t n = p[0].items.size();
+                for (const cval& c : p)
+                    n = std::min(n, c.items.size());
+                for (size_t i = 0; i < n; ++i)
+                {
+                    cval row;
+                    row.k = cval::kind::tuple;
+                    for (const cval& c : p)
+                        row.items.push_back(c.items[i]);
+                    tup.items.push_back(row);
+                }
+                return tup;
+            }
+            fail(name + " with these arguments", node);
+        }
+        if (all_constant())
+        {
+            // abs/min/max/float/int/bool/isinstance on known Python values:
+            // evaluate them with Python itself (exact).
+            py::tuple targs(p.size());
+            for (size_t i = 0; i < p.size(); ++i)
+            {
+                if (!PyLong_CheckExact(p[i].obj.ptr()) && !PyFloat_CheckExact(p[i].obj.ptr()) &&
+                    !PyBool_Check(p[i].obj.ptr()) && !(name == "isinstance" && i == 1))
+                    fail(name + " of this constant", node);
+                targs[i] = p[i].obj;
+            }
+            try
+            {
+                return constant(py::module_::import("builtins").attr(name.c_str())(*targs));
+            }
+            catch (py::error_already_set&)
+            {
+                fail(name + " raising on this call", node);
+            }
+        }
+        if (name == "isinstance" && p.size() == 2 && p[1].k == cval::kind::object && PyType_Check(p[1].obj.ptr()))
+        {
+            // The type of the first argument is guarded: answer with an
+            // instance of that type.
+            py::object sample;
+            if (p[0].k == cval::kind::object)
+                sample = p[0].obj;
+            else if (p[0].k == cval::kind::array)
+            {
+                const array_entry& e = m_arrays[static_cast<size_t>(p[0].arr)];
+                py::module_ np = py::module_::import("numpy");
+                std::string dt(ir::dtype_name(type_of(e.value).elem));
+                sample = e.surf == surface::ndarray   ? np.attr("zeros")(0, dt)
+                         : e.surf == surface::py_float ? py::object(py::float_(0.0))
+                         : e.surf == surface::py_bool  ? py::object(py::bool_(false))
+                                                       : np.attr("dtype")(dt).attr("type")(0);
+            }
+            else
+                fail("isinstance of this value", node);
+            return constant(py::bool_(PyObject_IsInstance(sample.ptr(), p[1].obj.ptr()) == 1));
+        }
+        if (name == "float" && p.size() == 1 && p[0].k == cval::kind::array)
+        {
+            const array_entry& e = m_arrays[static_cast<size_t>(p[0].arr)];
+            const ir::value_type& t = type_of(e.value);
+            if (t.dims.rank() == 0 && t.elem == ir::dtype::float64)
+                return new_array(m_builder->cast(e.value, ir::dtype::float64), surface::py_float);
+        }
+        if (name == "abs" && p.size() == 1 && p[0].k == cval::kind::array)
+        {
+            const array_entry& e = m_arrays[static_cast<size_t>(p[0].arr)];
+            return new_array(m_builder->unary(ir::op::ABS, e.value), e.surf);
+        }
+        fail("builtin " + name + " on array data", node);
+    }
+} // namespace specula::engine::converter

@@ -1,0 +1,401 @@
+// Statements: assignments (locals, attributes, globals, items, arrays in
+// place), expression statements (print, method calls with effects), return,
+// if on specialised values or as an assert on array data, unrolled for loops,
+// assert.
+#include "engine/converter/converter.hpp"
+
+namespace specula::engine::converter
+{
+    namespace
+    {
+        std::string node_type(py::handle node) { return py::str(node.get_type().attr("__name__")); }
+        std::string id_of(py::handle node) { return py::str(node.attr("id")); }
+
+        ir::op aug_op(const std::string& op)
+        {
+            if (op == "Add") return ir::op::ADD;
+            if (op == "Sub") return ir::op::SUB;
+            if (op == "Mult") return ir::op::MUL;
+            if (op == "Div") return ir::op::DIV;
+            if (op == "FloorDiv") return ir::op::FLOORDIV;
+            if (op == "Mod") return ir::op::MOD;
+            if (op == "Pow") return ir::op::POW;
+            if (op == "MatMult") return ir::op::MATMUL;
+            return ir::op::INPUT; // unsupported marker
+        }
+
+        bool truth_of(const cval& v, bool& known)
+        {
+            known = v.k == cval::kind::constant;
+            return known && PyObject_IsTrue(v.obj.ptr()) == 1;
+        }
+    } // namespace
+
+    void converter::visit_body(py::handle statements)
+    {
+        for (py::handle stmt : statements)
+        {
+            if (m_returned || m_breaking || m_continuing)
+            {
+                return;
+            }
+            if (++m_statements > m_config.max_unrolled_statements)
+            {
+                fail("too many statements after unrolling", stmt);
+            }
+            visit_stmt(stmt);
+        }
+    }
+
+    void converter::visit_stmt(py::handle node)
+    {
+        std::string kind = node_type(node);
+        if (kind == "Assign") return visit_assign(node);
+        if (kind == "AugAssign") return visit_aug_assign(node);
+        if (kind == "Expr") return visit_expr_stmt(node);
+        if (kind == "Return") return visit_return(node);
+        if (kind == "If") return visit_if(node);
+        if (kind == "For") return visit_for(node);
+        if (kind == "Assert") return visit_assert(node);
+        if (kind == "Pass") return;
+        if (kind == "Break") { m_breaking = true; return; }
+        if (kind == "Continue") { m_continuing = true; return; }
+        if (kind == "Global")
+        {
+            for (py::handle name : node.attr("names"))
+            {
+                m_declared_globals.insert(py::str(name));
+            }
+            return;
+        }
+        if (kind == "AnnAssign" && !node.attr("value").is_none())
+        {
+            return assign_to(node.attr("target"), visit_expr(node.attr("value")));
+        }
+        std::string what = kind == "Raise" ? "raise on a specialised path" : kind + " statement";
+        fail(what, node);
+    }
+
+    void converter::visit_assign(py::handle node)
+    {
+        cval value = visit_expr(node.attr("value"));
+        for (py::handle target : node.attr("targets"))
+        {
+            assign_to(target, value);
+        }
+    }
+
+    void converter::assign_to(py::handle target, const cval& value)
+    {
+        std::string kind = node_type(target);
+        if (kind == "Name")
+        {
+            std::string name = id_of(target);
+            if (m_declared_globals.count(name))
+            {
+                effect_plan e;
+                e.k = effect_plan::kind::set_global;
+                e.key = py::str(name);
+                e.value = plan_of(value, target);
+                m_spec->effects.push_back(e);
+                m_heap_writes[global_path(name)] = value;
+                return;
+            }
+            m_locals[name] = value;
+            return;
+        }
+        if (kind == "Tuple" || kind == "List")
+        {
+            py::list elts = target.attr("elts");
+            if (value.k != cval::kind::tuple || value.items.size() != py::len(elts))
+            {
+                fail("unpacking of this value", target);
+            }
+            for (size_t i = 0; i < value.items.size(); ++i)
+            {
+                assign_to(elts[i], value.items[i]);
+            }
+            return;
+        }
+        if (kind == "Attribute")
+        {
+            cval obj = visit_expr(target.attr("value"));
+            std::string name = py::str(target.attr("attr"));
+            if (obj.k != cval::kind::object || PyModule_Check(obj.obj.ptr()) ||
+                Py_TYPE(obj.obj.ptr())->tp_setattro != PyObject_GenericSetAttr ||
+                !(Py_TYPE(obj.obj.ptr())->tp_flags & Py_TPFLAGS_HEAPTYPE))
+            {
+                fail("attribute assignment on this object", target);
+            }
+            PyObject* in_type = _PyType_Lookup(Py_TYPE(obj.obj.ptr()), py::str(name).ptr());
+            if (in_type != nullptr && Py_TYPE(in_type)->tp_descr_set != nullptr)
+            {
+                fail("assignment to a property/descriptor ." + name, target);
+            }
+            effect_plan e;
+            e.k = effect_plan::kind::set_attr;
+            e.target = obj.src;
+            e.key = py::str(name);
+            e.value = plan_of(value, target);
+            m_spec->effects.push_back(e);
+            m_setattr_sources.insert(obj.src);
+            m_heap_writes[m_spec->sources[obj.src].path + "." + name] = value;
+            return;
+        }
+        if (kind == "Subscript")
+        {
+            return assign_subscript(target, value);
+        }
+        fail("assignment to " + kind, target);
+    }
+
+    void converter::write_array(int arr, ir::value_id v, py::handle node)
+    {
+        array_entry& e = m_arrays[static_cast<size_t>(arr)];
+        if (e.view_of >= 0)
+        {
+            fail("in-place update of a view", node);
+        }
+        if (e.escaped)
+        {
+            fail("in-place update of an array that was already stored or printed", node);
+        }
+        const ir::value_type& old_t = type_of(e.value);
+        const ir::value_type& new_t = type_of(v);
+        if (new_t.dims != old_t.dims)
+        {
+            fail("in-place update that changes the shape", node);
+        }
+        if (new_t.elem != old_t.elem)
+        {
+            fail("in-place update with a dtype cast", node);
+        }
+        e.value = v;
+        if (e.src >= 0)
+        {
+            // The user's array gets this value at commit, in program order.
+            m_written_sources.insert(e.src);
+            cval tmp = new_array(v, surface::ndarray);
+            effect_plan eff;
+            eff.k = effect_plan::kind::array_write;
+            eff.target = e.src;
+            eff.value.k = value_plan::kind::output;
+            m_arrays[static_cast<size_t>(tmp.arr)].escaped = true;
+            eff.value.index = output_of(tmp.arr);
+            m_spec->effects.push_back(eff);
+        }
+    }
+
+    void converter::assign_subscript(py::handle target, const cval& value)
+    {
+        cval container = visit_expr(target.attr("value"));
+        py::handle index = target.attr("slice");
+        if (container.k == cval::kind::array)
+        {
+            cval sliced = visit_subscript(target); // validates the index, gives the items
+            (void)sliced;
+            const auto& view_node = p_graph->get_node(p_graph->get(m_arrays[static_cast<size_t>(sliced.arr)].value).def);
+            if (view_node.code != ir::op::SLICE)
+            {
+                fail("item assignment with this index", target);
+            }
+            const auto items = view_node.attr_as<ir::slice_attr>().items;
+            ir::value_id base = value_of(container, target);
+            ir::dtype elem = type_of(base).elem;
+            ir::value_id v = value.k == cval::kind::array ? value_of(value, target)
+                                                         : scalar_constant(value, elem, target);
+            write_array(container.arr, m_builder->slice_update(base, v, items), target);
+            return;
+        }
+        if (container.k == cval::kind::object &&
+            (PyDict_CheckExact(container.obj.ptr()) || PyList_CheckExact(container.obj.ptr())))
+        {
+            cval key = visit_expr(index);
+            if (key.k != cval::kind::constant)
+            {
+                fail("container item assignment with a computed key", target);
+            }
+            if (PyList_CheckExact(container.obj.ptr()))
+            {
+                fail("list item assignment", target);
+            }
+            effect_plan e;
+            e.k = effect_plan::kind::set_item;
+            e.target = container.src;
+            e.key = key.obj;
+            e.value = plan_of(value, target);
+            m_spec->effects.push_back(e);
+            m_heap_writes[m_spec->sources[container.src].path + "[" + std::string(py::str(py::repr(key.obj))) + "]"] = value;
+            return;
+        }
+        fail("item assignment on this object", target);
+    }
+
+    void converter::visit_aug_assign(py::handle node)
+    {
+        py::handle target = node.attr("target");
+        ir::op code = aug_op(node_type(node.attr("op")));
+        if (code == ir::op::INPUT)
+        {
+            fail("augmented assignment " + node_type(node.attr("op")), node);
+        }
+        cval current = visit_expr(target);
+        cval rhs = visit_expr(node.attr("value"));
+        cval result = binary(code, current, rhs, node);
+        bool in_place = current.k == cval::kind::array &&
+                        m_arrays[static_cast<size_t>(current.arr)].surf == surface::ndarray;
+        if (!in_place)
+        {
+            return assign_to(target, result); // immutable values: a rebinding
+        }
+        if (code == ir::op::MATMUL)
+        {
+            fail("in-place @=", node);
+        }
+        // ndarray += ...: NumPy writes into the same object.
+        write_array(current.arr, value_of(result, node), node);
+        if (node_type(target) != "Name")
+        {
+            return; // attribute/item still names the same (updated) array
+        }
+    }
+
+    void converter::visit_expr_stmt(py::handle node)
+    {
+        py::handle value = node.attr("value");
+        if (node_type(value) == "Call" && node_type(value.attr("func")) == "Name" &&
+            id_of(value.attr("func")) == "print" && !m_locals.count("print"))
+        {
+            cval fn = read_global("print", value);
+            if (fn.k == cval::kind::object && m_whitelist.name_of(fn.obj.ptr()) == "builtins.print")
+            {
+                return visit_print(visit_args(value), value);
+            }
+        }
+        if (node_type(value) == "Constant")
+        {
+            return; // docstrings
+        }
+        visit_expr(value);
+    }
+
+    void converter::visit_print(const call_args& args, py::handle node)
+    {
+        effect_plan e;
+        e.k = effect_plan::kind::print;
+        for (const cval& a : args.positional)
+        {
+            e.args.push_back(plan_of(a, node));
+        }
+        e.sep = py::str(" ");
+        e.end = py::str("\n");
+        for (const auto& [key, v] : args.keywords)
+        {
+            if ((key != "sep" && key != "end") || v.k != cval::kind::constant)
+            {
+                fail("print with " + key + "=", node);
+            }
+            (key == "sep" ? e.sep : e.end) = v.obj;
+        }
+        m_spec->effects.push_back(e);
+    }
+
+    void converter::visit_return(py::handle node)
+    {
+        py::object value = node.attr("value");
+        if (value.is_none())
+        {
+            m_result = cval{};
+            m_result.obj = py::none();
+        }
+        else
+        {
+            m_result = visit_expr(value);
+        }
+        m_returned = true;
+    }
+
+    void converter::visit_if(py::handle node)
+    {
+        cval test = visit_expr(node.attr("test"));
+        bool known = false;
+        bool taken = truth_of(test, known);
+        if (known)
+        {
+            return visit_body(taken ? node.attr("body") : node.attr("orelse"));
+        }
+        // On array data: `if cond: raise ...` is an assert that cond is false.
+        py::list body = node.attr("body");
+        bool raise_only = py::len(body) == 1 && node_type(body[0]) == "Raise" &&
+                          py::len(node.attr("orelse")) == 0;
+        if (!raise_only || test.k != cval::kind::array)
+        {
+            fail("if on array data (branch not specialisable)", node);
+        }
+        ir::value_id cond = value_of(test, node);
+        if (!type_of(cond).dims.dims().empty())
+        {
+            fail("truth value of an array", node);
+        }
+        if (type_of(cond).elem != ir::dtype::bool_)
+        {
+            fail("if on a non-bool array value", node);
+        }
+        add_assert(m_builder->unary(ir::op::LOGICAL_NOT, cond), "raise at " + where(body[0]));
+    }
+
+    void converter::visit_assert(py::handle node)
+    {
+        cval test = visit_expr(node.attr("test"));
+        bool known = false;
+        bool holds = truth_of(test, known);
+        if (known)
+        {
+            if (!holds)
+            {
+                fail("assert that fails on this call", node);
+            }
+            return;
+        }
+        ir::value_id cond = value_of(test, node);
+        if (!type_of(cond).dims.dims().empty() || type_of(cond).elem != ir::dtype::bool_)
+        {
+            fail("assert on a non-bool or non-scalar value", node);
+        }
+        add_assert(cond, "assert at " + where(node));
+    }
+
+    std::vector<cval> converter::iteration_items(py::handle iter)
+    {
+        cval seq = visit_expr(iter);
+        if (seq.k == cval::kind::tuple)
+        {
+            return seq.items;
+        }
+        fail("for over this iterable", iter);
+    }
+
+    void converter::visit_for(py::handle node)
+    {
+        if (py::len(node.attr("orelse")) != 0)
+        {
+            fail("for ... else", node);
+        }
+        std::vector<cval> items = iteration_items(node.attr("iter"));
+        for (const cval& item : items)
+        {
+            assign_to(node.attr("target"), item);
+            visit_body(node.attr("body"));
+            m_continuing = false;
+            if (m_breaking)
+            {
+                m_breaking = false;
+                break;
+            }
+            if (m_returned)
+            {
+                break;
+            }
+        }
+    }
+} // namespace specula::engine::converter

@@ -1,0 +1,330 @@
+#include "engine/engine_core.hpp"
+
+#include <iostream>
+
+#include "engine/converter/converter.hpp"
+#include "engine/numpy_api.hpp"
+#include "engine/runner.hpp"
+#include "ir/printer.hpp"
+
+namespace specula::engine
+{
+    using frame_hook::frame_exit;
+
+    engine_core& engine_core::instance()
+    {
+        // Never destroyed: code objects may outlive any static destructor.
+        static engine_core* core = new engine_core();
+        return *core;
+    }
+
+    engine_core::engine_core() : m_config(config_from_environment()) {}
+
+    bool engine_core::enable(bool force)
+    {
+        if (!m_config.enabled && !force)
+        {
+            return true;
+        }
+        if (!m_loaded)
+        {
+            if (!ensure_numpy())
+            {
+                return false;
+            }
+            try
+            {
+                m_whitelist.load();
+                py::module_ sysconfig = py::module_::import("sysconfig");
+                for (const char* key : {"stdlib", "platstdlib", "purelib", "platlib"})
+                {
+                    m_library_prefixes.push_back(py::str(sysconfig.attr("get_path")(key)));
+                }
+                for (py::handle entry : py::module_::import("sys").attr("path"))
+                {
+                    std::string p = py::str(entry);
+                    if (p.find("-packages") != std::string::npos || p.rfind("/usr/lib/python3", 0) == 0)
+                    {
+                        m_library_prefixes.push_back(p);
+                    }
+                }
+            }
+            catch (py::error_already_set& e)
+            {
+                e.restore();
+                return false;
+            }
+            m_loaded = true;
+        }
+        if (!frame_hook::install({&engine_core::classify, &engine_core::enter, &engine_core::release}))
+        {
+            return false;
+        }
+        m_enabled = true;
+        return true;
+    }
+
+    void engine_core::disable()
+    {
+        frame_hook::uninstall();
+        m_enabled = false;
+    }
+
+    bool engine_core::is_library(const std::string& file) const
+    {
+        if (file.empty() || file[0] == '<')
+        {
+            return true;
+        }
+        for (const std::string& prefix : m_library_prefixes)
+        {
+            if (!prefix.empty() && file.rfind(prefix, 0) == 0)
+            {
+                return true;
+            }
+        }
+        return file.find("/specula/") != std::string::npos && file.find("/python/specula/") != std::string::npos;
+    }
+
+    hook_slot* engine_core::classify(PyCodeObject* code)
+    {
+        engine_core& self = instance();
+        // Plain functions only: module bodies, class bodies, lambdas and
+        // comprehensions stay with CPython.
+        if ((code->co_flags & (CO_OPTIMIZED | CO_NEWLOCALS)) != (CO_OPTIMIZED | CO_NEWLOCALS))
+        {
+            return nullptr;
+        }
+        const char* name = PyUnicode_AsUTF8(code->co_name);
+        const char* file = PyUnicode_AsUTF8(code->co_filename);
+        if (name == nullptr || file == nullptr || name[0] == '<' || self.is_library(file))
+        {
+            PyErr_Clear();
+            return nullptr;
+        }
+        auto rec = std::make_unique<region_record>();
+        const char* qualname = PyUnicode_AsUTF8(code->co_qualname);
+        rec->r = std::make_unique<region>(qualname != nullptr ? qualname : name, file,
+                                          code->co_firstlineno, self.m_config);
+        PyErr_Clear();
+        rec->r->m_slot.owner = rec.get();
+        hook_slot* slot = &rec->r->m_slot;
+        self.m_records.push_back(std::move(rec));
+        return slot;
+    }
+
+    void engine_core::release(hook_slot* slot)
+    {
+        auto* rec = static_cast<region_record*>(slot->owner);
+        rec->r->mark_code_dead();
+        rec->r->specialisations().clear();
+        slot->countdown = never_again;
+    }
+
+    frame_exit engine_core::enter(hook_slot* slot, const frame_hook::frame_view& frame, PyObject** result)
+    {
+        auto* rec = static_cast<region_record*>(slot->owner);
+        engine_core& self = instance();
+        try
+        {
+            return self.on_enter(*rec, frame, result);
+        }
+        catch (py::error_already_set& e)
+        {
+            rec->r->record_internal_error(e.what());
+        }
+        catch (const std::exception& e)
+        {
+            rec->r->record_internal_error(e.what());
+        }
+        PyErr_Clear();
+        return frame_exit::run_default;
+    }
+
+    frame_exit engine_core::on_enter(region_record& rec, const frame_hook::frame_view& frame,
+                                     PyObject** result)
+    {
+        region& r = *rec.r;
+        switch (r.state())
+        {
+        case region_state::cold:
+        case region_state::profiling:
+            rec.prof.observe_frame(frame);
+            if (!r.observe_profiling_call())
+            {
+                return frame_exit::run_default;
+            }
+            return compile_and_run(rec, frame, result, true);
+        case region_state::compiled:
+            return run_compiled(rec, frame, result);
+        case region_state::not_convertible:
+        case region_state::blacklisted:
+            break;
+        }
+        return frame_exit::run_default;
+    }
+
+    frame_exit engine_core::run_compiled(region_record& rec, const frame_hook::frame_view& frame,
+                                         PyObject** result)
+    {
+        region& r = *rec.r;
+        auto& specs = r.specialisations();
+        guard_failure first_failure;
+        std::vector<PyObject*> values;
+        std::shared_ptr<specialisation> first = specs.empty() ? nullptr : specs[0];
+        for (size_t i = 0; i < specs.size(); ++i)
+        {
+            std::shared_ptr<specialisation> spec = specs[i]; // keeps it alive if dropped
+            owned_refs owned;
+            guard_failure failure;
+            if (!check_guards(*spec, frame, values, owned, failure))
+            {
+                if (i == 0)
+                {
+                    first_failure = failure;
+                    if (failure.index >= 0)
+                    {
+                        spec->guards.promote(failure.source, static_cast<size_t>(failure.index));
+                    }
+                }
+                continue;
+            }
+            specs.move_to_front(i);
+            if (spec->fallback_only)
+            {
+                r.record_fallback(spec->fallback_reason);
+                return frame_exit::run_default;
+            }
+            run_report rep = run_specialisation(*spec, values, result);
+            switch (rep.outcome)
+            {
+            case run_outcome::done:
+                r.record_graph_run();
+                ++spec->runs;
+                return frame_exit::run_compiled;
+            case run_outcome::assert_exit:
+            {
+                std::int64_t n = ++spec->exit_failures[rep.exit_id];
+                const std::string& why = spec->exit_reasons.at(rep.exit_id);
+                if (m_config.dump.exits)
+                {
+                    std::cerr << "specula: " << r.name() << ": exit " << rep.exit_id << " (" << why << ")\n";
+                }
+                if (r.record_assert_failure(why, n) && r.state() == region_state::compiled)
+                {
+                    specs.erase(0);
+                }
+                return frame_exit::run_default;
+            }
+            case run_outcome::numpy_raises:
+                r.record_fallback("graph run: " + rep.message);
+                return frame_exit::run_default;
+            case run_outcome::interrupted:
+                r.record_fallback("interrupted during a graph run");
+                return frame_exit::fail;
+            case run_outcome::commit_error:
+                r.record_fallback("commit failed");
+                return frame_exit::fail;
+            case run_outcome::failed:
+                r.record_internal_error(rep.message);
+                return frame_exit::run_default;
+            }
+        }
+        // Every specialisation missed: relax what changed, then recompile.
+        std::string why = "no specialisation";
+        if (first)
+        {
+            owned_refs owned;
+            guard_failure failure;
+            check_guards(*first, frame, values, owned, failure);
+            why = explain_failure(*first, first_failure, values);
+            if (first_failure.source >= 0 && first_failure.source < static_cast<int>(values.size()))
+            {
+                rec.prof.observe(first->sources[first_failure.source].path,
+                                 values[static_cast<size_t>(first_failure.source)]);
+            }
+        }
+        if (m_config.dump.exits)
+        {
+            std::cerr << "specula: " << r.name() << ": " << why << "\n";
+        }
+        if (!r.record_guard_miss(why))
+        {
+            return frame_exit::run_default;
+        }
+        return compile_and_run(rec, frame, result, false);
+    }
+
+    frame_exit engine_core::compile_and_run(region_record& rec, const frame_hook::frame_view& frame,
+                                            PyObject** result, bool first)
+    {
+        region& r = *rec.r;
+        r.record_compile();
+        converter::converter conv(frame, rec.prof, m_whitelist, m_config);
+        std::string diagnostic;
+        std::shared_ptr<specialisation> spec = conv.convert(diagnostic);
+        if (!spec)
+        {
+            if (first)
+            {
+                r.mark_not_convertible(diagnostic);
+                return frame_exit::run_default;
+            }
+            // Remember that calls like this one stay in CPython.
+            std::shared_ptr<specialisation> fallback = conv.partial();
+            fallback->fallback_only = true;
+            fallback->fallback_reason = diagnostic;
+            fallback->globals = py::reinterpret_borrow<py::object>(frame.globals);
+            r.specialisations().push_front(fallback);
+            r.record_fallback(diagnostic);
+            return frame_exit::run_default;
+        }
+        spec->globals = py::reinterpret_borrow<py::object>(frame.globals);
+        if (m_config.dump.ir)
+        {
+            std::cerr << "specula: " << r.name() << " (" << r.file() << ":" << r.line() << ")\n"
+                      << ir::print(*spec->module) << "\n";
+        }
+        if (m_config.dump.guards)
+        {
+            std::cerr << "specula: guards of " << r.name() << "\n" << spec->guards.dump();
+        }
+        if (m_config.dump.cache)
+        {
+            std::cerr << "specula: " << r.name() << ": " << r.specialisations().size() + 1
+                      << " specialisation(s)\n";
+        }
+        r.specialisations().push_front(spec);
+        if (first)
+        {
+            r.mark_compiled();
+        }
+        return run_compiled(rec, frame, result);
+    }
+
+    py::list engine_core::report() const
+    {
+        py::list out;
+        for (const auto& rec : m_records)
+        {
+            const region& r = *rec->r;
+            if (!r.ever_hot())
+            {
+                continue;
+            }
+            py::dict d;
+            d["name"] = r.name();
+            d["file"] = r.file();
+            d["line"] = r.line();
+            d["kind"] = "function";
+            d["state"] = state_name(r.state());
+            d["graph_runs"] = r.counters().graph_runs;
+            d["fallbacks"] = r.counters().fallbacks;
+            d["guard_misses"] = r.counters().guard_misses;
+            d["assert_failures"] = r.counters().assert_failures;
+            d["reason"] = r.reason() ? py::object(py::str(*r.reason())) : py::object(py::none());
+            out.append(d);
+        }
+        return out;
+    }
+} // namespace specula::engine

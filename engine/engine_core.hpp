@@ -1,0 +1,70 @@
+// The engine's process-wide state: configuration, the whitelist, the region
+// registry, the frame hook's callbacks and the state machine each call goes
+// through. One instance per copy of the engine library (the kernel has one,
+// the `specula._engine` extension another; the kernel's `import specula`
+// reaches the kernel's own through `_specula_engine`).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/config.hpp"
+#include "engine/frame_hook.hpp"
+#include "engine/profiler.hpp"
+#include "engine/region.hpp"
+#include "engine/whitelist.hpp"
+
+namespace specula::engine
+{
+    namespace py = pybind11;
+
+    // A region plus what only the Python side needs about it.
+    struct region_record
+    {
+        std::unique_ptr<region> r;
+        profile prof;
+    };
+
+    class engine_core
+    {
+    public:
+        static engine_core& instance();
+
+        const config& settings() const { return m_config; }
+        // Installs the frame hook (requires the GIL). Returns false with a
+        // Python exception set on failure. A no-op when SPECULA_ENGINE=off
+        // unless `force`.
+        bool enable(bool force = false);
+        void disable();
+        bool enabled() const { return m_enabled; }
+        py::list report() const;
+        // Tests: forget every region's compiled state (code objects keep their
+        // slots, counting restarts).
+        void set_threshold(std::int64_t threshold) { m_config.threshold = threshold; }
+
+    private:
+        engine_core();
+        static hook_slot* classify(PyCodeObject* code);
+        static frame_hook::frame_exit enter(hook_slot* slot, const frame_hook::frame_view& frame,
+                                            PyObject** result);
+        static void release(hook_slot* slot);
+
+        bool is_library(const std::string& file) const;
+        frame_hook::frame_exit on_enter(region_record& rec, const frame_hook::frame_view& frame,
+                                        PyObject** result);
+        frame_hook::frame_exit run_compiled(region_record& rec, const frame_hook::frame_view& frame,
+                                            PyObject** result);
+        frame_hook::frame_exit compile_and_run(region_record& rec, const frame_hook::frame_view& frame,
+                                               PyObject** result, bool first);
+
+        config m_config;
+        whitelist m_whitelist;
+        bool m_loaded = false;
+        bool m_enabled = false;
+        std::vector<std::string> m_library_prefixes;
+        std::vector<std::unique_ptr<region_record>> m_records;
+    };
+} // namespace specula::engine

@@ -1,0 +1,343 @@
+#include "engine/guards.hpp"
+
+#include <cstring>
+#include <sstream>
+
+#include "engine/numpy_api.hpp"
+
+namespace specula::engine
+{
+    namespace
+    {
+        bool check_array(const guard& g, PyObject* x, std::int64_t* symbols)
+        {
+            if (!PyArray_CheckExact(x))
+            {
+                return false;
+            }
+            auto* a = reinterpret_cast<PyArrayObject*>(x);
+            if (PyArray_DESCR(a)->type_num != g.type_num || PyArray_NDIM(a) != static_cast<int>(g.dims.size()) ||
+                !PyArray_ISNOTSWAPPED(a) || !PyArray_ISALIGNED(a) ||
+                (g.writeable && !PyArray_ISWRITEABLE(a)))
+            {
+                return false;
+            }
+            const npy_intp* shape = PyArray_DIMS(a);
+            const npy_intp* strides = PyArray_STRIDES(a);
+            for (size_t i = 0; i < g.dims.size(); ++i)
+            {
+                std::int64_t want = g.dims[i];
+                if (strides[i] < 0)
+                {
+                    return false;
+                }
+                if (want >= 0)
+                {
+                    if (shape[i] != want)
+                    {
+                        return false;
+                    }
+                    continue;
+                }
+                // A symbolic dim: never 1 (the graph may have assumed no
+                // broadcast), and equal wherever the same symbol appears.
+                std::int64_t& bound = symbols[-1 - want];
+                if (shape[i] == 1 || (bound >= 0 && bound != shape[i]))
+                {
+                    return false;
+                }
+                bound = shape[i];
+            }
+            return true;
+        }
+
+        // [lo, hi) of the bytes an array may touch.
+        void byte_bounds(PyArrayObject* a, std::intptr_t& lo, std::intptr_t& hi)
+        {
+            lo = reinterpret_cast<std::intptr_t>(PyArray_DATA(a));
+            hi = lo + static_cast<std::intptr_t>(PyArray_ITEMSIZE(a));
+            for (int i = 0; i < PyArray_NDIM(a); ++i)
+            {
+                npy_intp n = PyArray_DIMS(a)[i];
+                npy_intp s = PyArray_STRIDES(a)[i];
+                if (n == 0)
+                {
+                    hi = lo;
+                    return;
+                }
+                if (s >= 0)
+                {
+                    hi += s * (n - 1);
+                }
+                else
+                {
+                    lo += s * (n - 1);
+                }
+            }
+        }
+
+        bool arrays_overlap(PyObject* x, PyObject* y)
+        {
+            if (!PyArray_Check(x) || !PyArray_Check(y))
+            {
+                return x == y;
+            }
+            std::intptr_t xl, xh, yl, yh;
+            byte_bounds(reinterpret_cast<PyArrayObject*>(x), xl, xh);
+            byte_bounds(reinterpret_cast<PyArrayObject*>(y), yl, yh);
+            return xl < yh && yl < xh;
+        }
+
+        bool check_int(const guard& g, PyObject* x)
+        {
+            if (!PyLong_CheckExact(x))
+            {
+                return false;
+            }
+            int overflow = 0;
+            long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
+            return overflow == 0 && v == g.int_value;
+        }
+
+        bool check_float(const guard& g, PyObject* x)
+        {
+            if (!PyFloat_CheckExact(x))
+            {
+                return false;
+            }
+            double v = PyFloat_AS_DOUBLE(x);
+            std::uint64_t bits;
+            std::memcpy(&bits, &v, sizeof bits);
+            return bits == g.float_bits;
+        }
+
+        std::string describe(PyObject* x)
+        {
+            if (x == nullptr)
+            {
+                return "<missing>";
+            }
+            std::string type = Py_TYPE(x)->tp_name;
+            if (PyArray_Check(x))
+            {
+                auto* a = reinterpret_cast<PyArrayObject*>(x);
+                std::ostringstream out;
+                out << type << " " << PyArray_DESCR(a)->typeobj->tp_name << "(";
+                for (int i = 0; i < PyArray_NDIM(a); ++i)
+                {
+                    out << (i ? "," : "") << PyArray_DIMS(a)[i];
+                }
+                out << ")";
+                return out.str();
+            }
+            return type;
+        }
+    } // namespace
+
+    bool guard::check(PyObject* const* values, std::int64_t* symbols) const
+    {
+        PyObject* x = values[src];
+        if (x == nullptr)
+        {
+            return false;
+        }
+        switch (kind)
+        {
+        case guard_kind::type_is:
+            return Py_TYPE(x) == reinterpret_cast<PyTypeObject*>(p_expected);
+        case guard_kind::identity:
+            return x == p_expected;
+        case guard_kind::array_meta:
+            return check_array(*this, x, symbols);
+        case guard_kind::int_value:
+            return check_int(*this, x);
+        case guard_kind::float_value:
+            return check_float(*this, x);
+        case guard_kind::str_value:
+            return PyUnicode_CheckExact(x) && PyUnicode_Compare(x, p_expected) == 0;
+        case guard_kind::no_overlap:
+            return values[other] != nullptr && !arrays_overlap(x, values[other]);
+        case guard_kind::distinct:
+            return x != values[other];
+        }
+        return false;
+    }
+
+    std::string guard::explain(PyObject* const* values) const
+    {
+        PyObject* x = values != nullptr ? values[src] : nullptr;
+        std::string seen = values != nullptr ? describe(x) : "";
+        switch (kind)
+        {
+        case guard_kind::type_is:
+            return "type of " + what + " changed (now " + seen + ")";
+        case guard_kind::identity:
+            return what + " was rebound";
+        case guard_kind::array_meta:
+            return "array " + what + " changed dtype/shape/layout (now " + seen + ")";
+        case guard_kind::int_value:
+            return "value of " + what + " changed (was " + std::to_string(int_value) + ")";
+        case guard_kind::float_value:
+        case guard_kind::str_value:
+            return "value of " + what + " changed";
+        case guard_kind::no_overlap:
+            return "arrays alias: " + what;
+        case guard_kind::distinct:
+            return "objects alias: " + what;
+        }
+        return what;
+    }
+
+    guard make_type_guard(int src, PyTypeObject* type, std::string what)
+    {
+        guard g;
+        g.kind = guard_kind::type_is;
+        g.src = src;
+        g.expected = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(type));
+        g.p_expected = g.expected.ptr();
+        g.what = std::move(what);
+        return g;
+    }
+
+    guard make_identity_guard(int src, PyObject* object, std::string what)
+    {
+        guard g;
+        g.kind = guard_kind::identity;
+        g.src = src;
+        g.expected = py::reinterpret_borrow<py::object>(object);
+        g.p_expected = g.expected.ptr();
+        g.what = std::move(what);
+        return g;
+    }
+
+    guard make_array_guard(int src, PyObject* array, const std::vector<int>& symbolic,
+                           bool writeable, std::string what)
+    {
+        auto* a = reinterpret_cast<PyArrayObject*>(array);
+        guard g;
+        g.kind = guard_kind::array_meta;
+        g.src = src;
+        g.type_num = PyArray_DESCR(a)->type_num;
+        for (int i = 0; i < PyArray_NDIM(a); ++i)
+        {
+            bool sym = i < static_cast<int>(symbolic.size()) && symbolic[static_cast<size_t>(i)] >= 0;
+            g.dims.push_back(sym ? -1 - symbolic[static_cast<size_t>(i)] : PyArray_DIMS(a)[i]);
+        }
+        g.writeable = writeable;
+        g.what = std::move(what);
+        return g;
+    }
+
+    guard make_value_guard(int src, PyObject* value, std::string what)
+    {
+        guard g;
+        g.src = src;
+        g.what = std::move(what);
+        g.expected = py::reinterpret_borrow<py::object>(value);
+        g.p_expected = g.expected.ptr();
+        if (PyLong_CheckExact(value))
+        {
+            g.kind = guard_kind::int_value;
+            g.int_value = PyLong_AsLongLong(value);
+        }
+        else if (PyFloat_CheckExact(value))
+        {
+            g.kind = guard_kind::float_value;
+            double v = PyFloat_AS_DOUBLE(value);
+            std::memcpy(&g.float_bits, &v, sizeof v);
+        }
+        else if (PyUnicode_CheckExact(value))
+        {
+            g.kind = guard_kind::str_value;
+        }
+        else
+        {
+            g.kind = guard_kind::identity;
+        }
+        return g;
+    }
+
+    guard make_no_overlap_guard(int a, int b, std::string what)
+    {
+        guard g;
+        g.kind = guard_kind::no_overlap;
+        g.src = a;
+        g.other = b;
+        g.what = std::move(what);
+        return g;
+    }
+
+    guard make_distinct_guard(int a, int b, std::string what)
+    {
+        guard g = make_no_overlap_guard(a, b, std::move(what));
+        g.kind = guard_kind::distinct;
+        return g;
+    }
+
+    void guard_set::add(guard g)
+    {
+        bool cross_source = g.kind == guard_kind::no_overlap || g.kind == guard_kind::distinct;
+        if (cross_source)
+        {
+            cross.push_back(std::move(g));
+            return;
+        }
+        if (static_cast<int>(per_source.size()) <= g.src)
+        {
+            per_source.resize(static_cast<size_t>(g.src) + 1);
+        }
+        per_source[static_cast<size_t>(g.src)].push_back(std::move(g));
+    }
+
+    void guard_set::promote(int source, std::size_t index)
+    {
+        auto& list = source >= 0 ? per_source[static_cast<size_t>(source)] : cross;
+        if (index > 0 && index < list.size() && list[index].failures > list[0].failures)
+        {
+            std::swap(list[0], list[index]);
+        }
+    }
+
+    std::size_t guard_set::count() const
+    {
+        std::size_t n = cross.size();
+        for (const auto& l : per_source)
+        {
+            n += l.size();
+        }
+        return n;
+    }
+
+    std::string guard_set::dump() const
+    {
+        std::ostringstream out;
+        auto line = [&](const guard& g)
+        {
+            static const char* names[] = {"type_is",     "identity",  "array_meta", "int_value",
+                                          "float_value", "str_value", "no_overlap", "distinct"};
+            out << "  guard " << names[static_cast<int>(g.kind)] << " " << g.what;
+            if (g.kind == guard_kind::array_meta)
+            {
+                out << " dims=(";
+                for (size_t i = 0; i < g.dims.size(); ++i)
+                {
+                    out << (i ? "," : "") << (g.dims[i] >= 0 ? std::to_string(g.dims[i]) : "?" + std::to_string(-1 - g.dims[i]));
+                }
+                out << ")" << (g.writeable ? " writeable" : "");
+            }
+            out << "\n";
+        };
+        for (const auto& l : per_source)
+        {
+            for (const auto& g : l)
+            {
+                line(g);
+            }
+        }
+        for (const auto& g : cross)
+        {
+            line(g);
+        }
+        return out.str();
+    }
+} // namespace specula::engine

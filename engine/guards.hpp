@@ -1,0 +1,77 @@
+// Entry guards: what a specialisation assumed about its sources. check() is
+// the hot path (raw pointers, no allocation, no refcount traffic); explain()
+// is cold and builds the reason the report shows.
+#pragma once
+
+#include <Python.h>
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace specula::engine
+{
+    namespace py = pybind11;
+
+    enum class guard_kind
+    {
+        type_is,      // type(x) is T (exactly)
+        identity,     // x is O (functions, modules, None, bools, module attributes)
+        array_meta,   // exact ndarray: dtype, rank, dims (static or symbolic), layout
+        int_value,    // exact int equal to a value that fits in 64 bits
+        float_value,  // exact float with the same bits
+        str_value,    // exact str equal to a value
+        no_overlap,   // the memory of arrays `a` and `b` does not overlap
+        distinct,     // `a` is not `b`
+    };
+
+    inline constexpr int max_symbols = 16;
+
+    struct guard
+    {
+        guard_kind kind = guard_kind::type_is;
+        int src = -1;   // the source checked (or `a` for two-source guards)
+        int other = -1; // `b` for no_overlap / distinct
+        py::object expected; // type, object or value
+        PyObject* p_expected = nullptr; // borrowed from `expected`
+        // array_meta
+        int type_num = 0;
+        std::vector<std::int64_t> dims; // >= 0 static size, < 0 symbol (-1 - id)
+        bool writeable = false;
+        // int/float values
+        long long int_value = 0;
+        std::uint64_t float_bits = 0;
+        std::string what; // the source path, for explain()
+        mutable std::int64_t failures = 0;
+
+        // `values` are the resolved sources (borrowed); `symbols` binds
+        // symbolic dims for this call (initialised to -1).
+        bool check(PyObject* const* values, std::int64_t* symbols) const;
+        std::string explain(PyObject* const* values) const;
+    };
+
+    guard make_type_guard(int src, PyTypeObject* type, std::string what);
+    guard make_identity_guard(int src, PyObject* object, std::string what);
+    // Borrowed `array`; `symbolic[i]` >= 0 makes dim i that symbol.
+    guard make_array_guard(int src, PyObject* array, const std::vector<int>& symbolic,
+                           bool writeable, std::string what);
+    guard make_value_guard(int src, PyObject* value, std::string what);
+    guard make_no_overlap_guard(int a, int b, std::string what);
+    guard make_distinct_guard(int a, int b, std::string what);
+
+    // Guards per source (checked right after the source resolves, so a child
+    // source is only read from a guarded parent) and across sources.
+    struct guard_set
+    {
+        std::vector<std::vector<guard>> per_source;
+        std::vector<guard> cross;
+
+        void add(guard g);
+        // Moves the guard that just failed to the front of its list, so the
+        // one that fails most runs first.
+        void promote(int source, std::size_t index);
+        std::size_t count() const;
+        std::string dump() const;
+    };
+} // namespace specula::engine

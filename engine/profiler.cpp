@@ -1,0 +1,88 @@
+#include "engine/profiler.hpp"
+
+#include "engine/numpy_api.hpp"
+
+namespace specula::engine
+{
+    std::string arg_path(PyCodeObject* code, int i)
+    {
+        PyObject* names = PyCode_GetVarnames(code); // new reference
+        std::string path = "arg" + std::to_string(i);
+        if (names != nullptr && i < PyTuple_GET_SIZE(names))
+        {
+            const char* name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(names, i));
+            if (name != nullptr)
+            {
+                path = name;
+            }
+        }
+        PyErr_Clear();
+        Py_XDECREF(names);
+        return path;
+    }
+
+    void profile::observe(const std::string& path, PyObject* value)
+    {
+        if (value == nullptr)
+        {
+            return;
+        }
+        observation& o = m_observations[path];
+        PyTypeObject* type = Py_TYPE(value);
+        std::vector<std::int64_t> dims;
+        if (PyArray_Check(value))
+        {
+            auto* a = reinterpret_cast<PyArrayObject*>(value);
+            dims.assign(PyArray_DIMS(a), PyArray_DIMS(a) + PyArray_NDIM(a));
+        }
+        double fv = PyFloat_CheckExact(value) ? PyFloat_AS_DOUBLE(value) : 0.0;
+        if (o.count > 0)
+        {
+            o.type_varies |= o.type != type;
+            bool fv_changed = fv != o.float_value || (fv != fv);
+            o.value_varies |= PyFloat_CheckExact(value) && fv_changed;
+            if (dims.size() == o.dims.size())
+            {
+                for (size_t i = 0; i < dims.size(); ++i)
+                {
+                    // Size 1 broadcasts differently: never relax through it.
+                    if (dims[i] != o.dims[i] && dims[i] != 1 && o.dims[i] != 1)
+                    {
+                        o.dim_varies[i] = true;
+                    }
+                }
+            }
+        }
+        else
+        {
+            o.dim_varies.assign(dims.size(), false);
+        }
+        o.type = type;
+        o.dims = dims;
+        o.float_value = fv;
+        ++o.count;
+    }
+
+    void profile::observe_frame(const frame_hook::frame_view& frame)
+    {
+        int n = frame.code->co_argcount + frame.code->co_kwonlyargcount;
+        for (int i = 0; i < n; ++i)
+        {
+            observe(arg_path(frame.code, i), frame.locals[i]);
+        }
+    }
+
+    bool profile::dim_relaxed(const std::string& path, int axis) const
+    {
+        auto it = m_observations.find(path);
+        return it != m_observations.end() && !it->second.type_varies &&
+               axis < static_cast<int>(it->second.dim_varies.size()) &&
+               it->second.dim_varies[static_cast<size_t>(axis)];
+    }
+
+    bool profile::value_relaxed(const std::string& path) const
+    {
+        auto it = m_observations.find(path);
+        return it != m_observations.end() && it->second.value_varies && !it->second.type_varies;
+    }
+} // namespace specula::engine

@@ -1,0 +1,47 @@
+// Observations over the profiling calls and guard misses, per source path:
+// what changed between calls. A changed shape makes that dim symbolic, a
+// changed Python float value makes it a graph input (JANUS's relaxation).
+// Profiling only reads: it never changes behaviour.
+#pragma once
+
+#include <Python.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/frame_hook.hpp"
+
+namespace specula::engine
+{
+    struct observation
+    {
+        PyTypeObject* type = nullptr; // compared by address only, never dereferenced
+        std::vector<std::int64_t> dims;
+        std::vector<bool> dim_varies;
+        double float_value = 0.0;
+        bool value_varies = false;
+        bool type_varies = false;
+        int count = 0;
+    };
+
+    class profile
+    {
+    public:
+        // Borrowed `value`. Records type, shape and scalar value under `path`.
+        void observe(const std::string& path, PyObject* value);
+        // Observes every argument of a frame under the paths the converter uses.
+        void observe_frame(const frame_hook::frame_view& frame);
+
+        bool dim_relaxed(const std::string& path, int axis) const;
+        bool value_relaxed(const std::string& path) const;
+        void clear() { m_observations.clear(); }
+
+    private:
+        std::map<std::string, observation> m_observations;
+    };
+
+    // The path of argument slot i ("arg:<name>").
+    std::string arg_path(PyCodeObject* code, int i);
+} // namespace specula::engine

@@ -1,0 +1,35 @@
+"""Specula's speculative engine: hot NumPy functions run as guarded graphs.
+
+Inside the Specula kernel this reaches the kernel's own engine (the builtin
+module ``_specula_engine``); elsewhere it loads the extension ``specula._engine``.
+"""
+try:
+    import _specula_engine as _engine
+except ImportError:
+    from . import _engine
+
+enabled = _engine.enabled
+
+
+def enable():
+    """Install the frame hook (a no-op under SPECULA_ENGINE=off)."""
+    _engine.enable()
+
+
+def disable():
+    """Remove the frame hook; compiled regions stay cached."""
+    _engine.disable()
+
+
+def report():
+    """One dict per region that was ever hot: name, file, line, kind, state,
+    graph_runs, fallbacks, guard_misses, assert_failures, reason."""
+    return _engine.report()
+
+
+def report_table():
+    """The report as a readable table."""
+    return _engine.report_table()
+
+
+__all__ = ["enable", "disable", "report", "report_table", "enabled"]

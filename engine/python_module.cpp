@@ -1,0 +1,68 @@
+#include "engine/python_module.hpp"
+
+#include <sstream>
+
+#include "engine/engine_core.hpp"
+
+namespace specula::engine
+{
+    void define_bindings(py::module_& m)
+    {
+        m.doc() = "Specula's speculative engine (shared with the kernel when inside it)";
+        m.def("enable", []()
+              {
+                  if (!engine_core::instance().enable(/*force=*/false))
+                  {
+                      throw py::error_already_set();
+                  }
+              },
+              "Install the frame hook (no-op under SPECULA_ENGINE=off).");
+        m.def("disable", []() { engine_core::instance().disable(); }, "Remove the frame hook.");
+        m.def("enabled", []() { return engine_core::instance().enabled(); });
+        m.def("report", []() { return engine_core::instance().report(); },
+              "One dict per region that was ever hot.");
+        m.def("report_table", &report_table);
+        m.def("threshold", []() { return engine_core::instance().settings().threshold; });
+    }
+
+    void register_embedded_module()
+    {
+        py::module_ sys = py::module_::import("sys");
+        py::dict modules = sys.attr("modules");
+        if (modules.contains("_specula_engine"))
+        {
+            return;
+        }
+        py::module_ m = py::module_::create_extension_module("_specula_engine", nullptr,
+                                                             new PyModuleDef());
+        define_bindings(m);
+        modules["_specula_engine"] = m;
+    }
+
+    std::string report_table()
+    {
+        py::list rows = engine_core::instance().report();
+        std::ostringstream out;
+        out << "region                          state            runs  fallbacks  misses  asserts  reason\n";
+        for (py::handle row : rows)
+        {
+            std::string name = py::str(row["name"]);
+            std::string state = py::str(row["state"]);
+            std::string reason = row["reason"].is_none() ? "" : std::string(py::str(row["reason"]));
+            out.width(32);
+            out << std::left << name;
+            out.width(17);
+            out << state;
+            out.width(6);
+            out << py::str(row["graph_runs"]).cast<std::string>();
+            out.width(11);
+            out << py::str(row["fallbacks"]).cast<std::string>();
+            out.width(8);
+            out << py::str(row["guard_misses"]).cast<std::string>();
+            out.width(9);
+            out << py::str(row["assert_failures"]).cast<std::string>();
+            out << reason << "\n";
+        }
+        return out.str();
+    }
+} // namespace specula::engine

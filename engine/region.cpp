@@ -1,0 +1,109 @@
+#include "engine/region.hpp"
+
+#include <utility>
+
+namespace specula::engine
+{
+    const char* state_name(region_state s)
+    {
+        switch (s)
+        {
+        case region_state::cold:
+            return "cold";
+        case region_state::profiling:
+            return "profiling";
+        case region_state::compiled:
+            return "compiled";
+        case region_state::not_convertible:
+            return "not_convertible";
+        case region_state::blacklisted:
+            return "blacklisted";
+        }
+        return "cold";
+    }
+
+    region::region(std::string name, std::string file, int line, const config& cfg)
+        : m_name(std::move(name)), m_file(std::move(file)), m_line(line), m_config(cfg),
+          m_specs(static_cast<std::size_t>(cfg.max_specialisations))
+    {
+        m_slot.countdown = cfg.threshold;
+    }
+
+    bool region::observe_profiling_call()
+    {
+        m_ever_hot = true;
+        if (m_state == region_state::cold)
+        {
+            m_state = region_state::profiling;
+        }
+        ++m_counters.profiled_calls;
+        return m_counters.profiled_calls >= m_config.effective_profiling_calls();
+    }
+
+    void region::mark_compiled()
+    {
+        m_state = region_state::compiled;
+        m_slot.countdown = -1;
+    }
+
+    void region::set_terminal(region_state s, std::string reason)
+    {
+        m_state = s;
+        m_reason = std::move(reason);
+        m_specs.clear();
+        // The hook stops calling the engine for this code object.
+        m_slot.countdown = never_again;
+    }
+
+    void region::mark_not_convertible(std::string reason)
+    {
+        set_terminal(region_state::not_convertible, std::move(reason));
+    }
+
+    void region::blacklist(std::string reason)
+    {
+        set_terminal(region_state::blacklisted, std::move(reason));
+    }
+
+    bool region::record_guard_miss(std::string explanation)
+    {
+        ++m_counters.guard_misses;
+        if (m_counters.compiles >= m_config.max_recompiles)
+        {
+            blacklist("recompiled " + std::to_string(m_counters.compiles) +
+                      " times; last guard miss: " + explanation);
+            return false;
+        }
+        m_reason = std::move(explanation);
+        return true;
+    }
+
+    void region::record_fallback(std::string why)
+    {
+        ++m_counters.fallbacks;
+        m_reason = std::move(why);
+    }
+
+    bool region::record_assert_failure(const std::string& why, std::int64_t failures_of_exit)
+    {
+        ++m_counters.assert_failures;
+        m_reason = "assert failed: " + why;
+        if (failures_of_exit < m_config.assert_failures_to_drop)
+        {
+            return false;
+        }
+        ++m_counters.dropped_specialisations;
+        if (m_counters.dropped_specialisations >= m_config.dropped_specs_to_blacklist)
+        {
+            blacklist("assumption failed repeatedly (" +
+                      std::to_string(m_counters.assert_failures) + " assert failures): " + why);
+        }
+        return true;
+    }
+
+    void region::record_internal_error(const std::string& what)
+    {
+        ++m_counters.fallbacks;
+        blacklist("internal error: " + what);
+    }
+} // namespace specula::engine

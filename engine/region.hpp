@@ -1,0 +1,96 @@
+// Per-code-object state: the life cycle of DESIGN.md ("Regions and their life"),
+// counters for the report, and the penalty policy (LuaJIT style) that turns
+// repeated failures into dropped specialisations and, past a limit, a blacklist.
+// Python-free: the specialisations themselves are opaque here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/config.hpp"
+#include "engine/hook_slot.hpp"
+#include "engine/mru_list.hpp"
+
+namespace specula::engine
+{
+    struct specialisation; // engine/specialisation.hpp
+
+    enum class region_state
+    {
+        cold,
+        profiling,
+        compiled,
+        not_convertible,
+        blacklisted,
+    };
+
+    const char* state_name(region_state s);
+
+    struct region_counters
+    {
+        std::int64_t graph_runs = 0;
+        std::int64_t fallbacks = 0;
+        std::int64_t guard_misses = 0;
+        std::int64_t assert_failures = 0;
+        std::int64_t compiles = 0;
+        std::int64_t profiled_calls = 0;
+        std::int64_t dropped_specialisations = 0;
+    };
+
+    class region
+    {
+    public:
+        region(std::string name, std::string file, int line, const config& cfg);
+        region(const region&) = delete;
+        region& operator=(const region&) = delete;
+
+        // What the frame hook reads on every call (countdown to the engine).
+        hook_slot m_slot;
+
+        const std::string& name() const { return m_name; }
+        const std::string& file() const { return m_file; }
+        int line() const { return m_line; }
+        region_state state() const { return m_state; }
+        const std::optional<std::string>& reason() const { return m_reason; }
+        const region_counters& counters() const { return m_counters; }
+        bool ever_hot() const { return m_ever_hot; }
+        bool code_alive() const { return m_code_alive; }
+        void mark_code_dead() { m_code_alive = false; }
+
+        // cold -> profiling; returns true when enough calls were observed.
+        bool observe_profiling_call();
+        void mark_compiled();
+        void mark_not_convertible(std::string reason);
+        void blacklist(std::string reason);
+
+        // A call whose guards all failed. Returns false (and blacklists) when
+        // the region recompiled too often to be worth another attempt.
+        bool record_guard_miss(std::string explanation);
+        void record_compile() { ++m_counters.compiles; }
+        void record_graph_run() { ++m_counters.graph_runs; }
+        void record_fallback(std::string why);
+        // An in-graph assert fired; `failures_of_exit` counts that exit on the
+        // specialisation that ran. Returns true when that specialisation must go.
+        bool record_assert_failure(const std::string& why, std::int64_t failures_of_exit);
+        // An engine bug or backend failure: never retried.
+        void record_internal_error(const std::string& what);
+
+        mru_list<std::shared_ptr<specialisation>>& specialisations() { return m_specs; }
+
+    private:
+        void set_terminal(region_state s, std::string reason);
+
+        std::string m_name;
+        std::string m_file;
+        int m_line;
+        config m_config;
+        region_state m_state = region_state::cold;
+        std::optional<std::string> m_reason;
+        region_counters m_counters;
+        bool m_ever_hot = false;
+        bool m_code_alive = true;
+        mru_list<std::shared_ptr<specialisation>> m_specs;
+    };
+} // namespace specula::engine

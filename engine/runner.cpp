@@ -1,0 +1,249 @@
+#include "engine/runner.hpp"
+
+#include "engine/numpy_api.hpp"
+#include "engine/write_buffer.hpp"
+
+namespace specula::engine
+{
+    bool check_guards(const specialisation& spec, const frame_hook::frame_view& frame,
+                      std::vector<PyObject*>& values, owned_refs& owned, guard_failure& failure)
+    {
+        if (frame.globals != spec.globals.ptr())
+        {
+            failure = {-1, -2, {}};
+            return false;
+        }
+        std::int64_t symbols[max_symbols];
+        for (auto& s : symbols)
+        {
+            s = -1;
+        }
+        int n = spec.sources.size();
+        values.assign(static_cast<size_t>(n), nullptr);
+        for (int s = 0; s < n; ++s)
+        {
+            PyObject* v = spec.sources.resolve(s, frame, values, owned);
+            if (v == nullptr)
+            {
+                failure = {s, -1, {}};
+                return false;
+            }
+            values[static_cast<size_t>(s)] = v;
+            if (s >= static_cast<int>(spec.guards.per_source.size()))
+            {
+                continue;
+            }
+            const auto& list = spec.guards.per_source[static_cast<size_t>(s)];
+            for (size_t i = 0; i < list.size(); ++i)
+            {
+                if (!list[i].check(values.data(), symbols))
+                {
+                    ++list[i].failures;
+                    failure = {s, static_cast<int>(i), {}};
+                    return false;
+                }
+            }
+        }
+        for (size_t i = 0; i < spec.guards.cross.size(); ++i)
+        {
+            if (!spec.guards.cross[i].check(values.data(), symbols))
+            {
+                ++spec.guards.cross[i].failures;
+                failure = {-1, static_cast<int>(i), {}};
+                return false;
+            }
+        }
+        return true;
+    }
+
+    std::string explain_failure(const specialisation& spec, const guard_failure& failure,
+                                const std::vector<PyObject*>& values)
+    {
+        if (failure.index == -2)
+        {
+            return "called with other globals";
+        }
+        if (failure.index == -1)
+        {
+            return "cannot read " + spec.sources[failure.source].path;
+        }
+        const guard& g = failure.source >= 0
+                             ? spec.guards.per_source[static_cast<size_t>(failure.source)]
+                                                     [static_cast<size_t>(failure.index)]
+                             : spec.guards.cross[static_cast<size_t>(failure.index)];
+        return "guard miss: " + g.explain(values.data());
+    }
+
+    namespace
+    {
+        // New reference: a NumPy object with the buffer's contents, or NULL
+        // with an exception set.
+        PyObject* to_python(const backends::buffer& b, surface s)
+        {
+            if (s == surface::py_float)
+            {
+                return PyFloat_FromDouble(b.element_as_double(0));
+            }
+            if (s == surface::py_bool)
+            {
+                return PyBool_FromLong(b.element_as_int(0) != 0);
+            }
+            std::vector<npy_intp> dims(b.shape().begin(), b.shape().end());
+            std::vector<npy_intp> strides(b.strides().begin(), b.strides().end());
+            PyObject* view = PyArray_New(&PyArray_Type, b.rank(), dims.data(), type_num_of(b.dtype()),
+                                         strides.empty() ? nullptr : strides.data(), b.data(), 0,
+                                         NPY_ARRAY_ALIGNED, nullptr);
+            if (view == nullptr)
+            {
+                return nullptr;
+            }
+            // A copy the array owns: the graph's buffers are not NumPy's.
+            PyObject* copy = PyArray_NewCopy(reinterpret_cast<PyArrayObject*>(view), NPY_CORDER);
+            Py_DECREF(view);
+            if (copy == nullptr || s == surface::ndarray)
+            {
+                return copy;
+            }
+            return PyArray_Return(reinterpret_cast<PyArrayObject*>(copy)); // steals copy
+        }
+
+        // New reference built from a plan.
+        py::object build(const value_plan& p, const std::vector<py::object>& outputs,
+                         const std::vector<PyObject*>& values)
+        {
+            switch (p.k)
+            {
+            case value_plan::kind::output:
+                return outputs[static_cast<size_t>(p.index)];
+            case value_plan::kind::constant:
+                return p.constant;
+            case value_plan::kind::source:
+                return py::reinterpret_borrow<py::object>(values[static_cast<size_t>(p.index)]);
+            case value_plan::kind::tuple:
+            {
+                py::tuple t(p.items.size());
+                for (size_t i = 0; i < p.items.size(); ++i)
+                {
+                    t[i] = build(p.items[i], outputs, values);
+                }
+                return std::move(t);
+            }
+            }
+            return py::none();
+        }
+
+        void fill_buffer(write_buffer& wb, const specialisation& spec,
+                         const std::vector<py::object>& outputs, const std::vector<PyObject*>& values,
+                         PyObject* globals)
+        {
+            for (const effect_plan& e : spec.effects)
+            {
+                py::object value = build(e.value, outputs, values);
+                py::object target = e.target >= 0 ? py::reinterpret_borrow<py::object>(values[static_cast<size_t>(e.target)])
+                                                  : py::object();
+                switch (e.k)
+                {
+                case effect_plan::kind::set_global:
+                    wb.add(write_buffer::kind::set_global, py::reinterpret_borrow<py::object>(globals), e.key, value);
+                    break;
+                case effect_plan::kind::set_attr:
+                    wb.add(write_buffer::kind::set_attr, target, e.key, value);
+                    break;
+                case effect_plan::kind::set_item:
+                    wb.add(write_buffer::kind::set_item, target, e.key, value);
+                    break;
+                case effect_plan::kind::array_write:
+                    wb.add(write_buffer::kind::array_write, target, py::none(), value);
+                    break;
+                case effect_plan::kind::list_append:
+                    wb.add(write_buffer::kind::list_append, target, py::none(), value);
+                    break;
+                case effect_plan::kind::print:
+                {
+                    py::tuple args(e.args.size());
+                    for (size_t i = 0; i < e.args.size(); ++i)
+                    {
+                        args[i] = build(e.args[i], outputs, values);
+                    }
+                    wb.add_print(args, e.sep, e.end);
+                    break;
+                }
+                }
+            }
+        }
+    } // namespace
+
+    run_report run_specialisation(const specialisation& spec, const std::vector<PyObject*>& values,
+                                  PyObject** result)
+    {
+        run_report report;
+        // Inputs: NumPy memory borrowed zero-copy (the arrays are kept alive by
+        // the frame for the whole call), Python floats through a local double.
+        std::vector<double> floats(spec.inputs.size());
+        std::vector<backends::buffer> inputs;
+        inputs.reserve(spec.inputs.size());
+        for (size_t k = 0; k < spec.inputs.size(); ++k)
+        {
+            PyObject* v = values[static_cast<size_t>(spec.inputs[k].src)];
+            if (spec.inputs[k].py_float)
+            {
+                floats[k] = PyFloat_AS_DOUBLE(v);
+                inputs.push_back(backends::buffer::borrow(&floats[k], ir::dtype::float64, {}));
+                continue;
+            }
+            auto* a = reinterpret_cast<PyArrayObject*>(v);
+            std::vector<std::int64_t> shape(PyArray_DIMS(a), PyArray_DIMS(a) + PyArray_NDIM(a));
+            std::vector<std::int64_t> strides(PyArray_STRIDES(a), PyArray_STRIDES(a) + PyArray_NDIM(a));
+            inputs.push_back(backends::buffer::borrow(PyArray_DATA(a), *dtype_of_type_num(PyArray_DESCR(a)->type_num),
+                                                      shape, strides));
+        }
+        backends::run_result rr = spec.exe->run(inputs);
+        if (!rr.state)
+        {
+            report.message = rr.state.to_string();
+            if (rr.exit)
+            {
+                report.outcome = run_outcome::assert_exit;
+                report.exit_id = rr.exit->exit_id;
+            }
+            else
+            {
+                report.outcome = rr.state.code() == backends::status_code::runtime_error
+                                     ? run_outcome::numpy_raises
+                                     : run_outcome::failed;
+            }
+            return report;
+        }
+        std::vector<py::object> outputs;
+        for (size_t i = 0; i < rr.outputs.size(); ++i)
+        {
+            PyObject* o = to_python(rr.outputs[i], spec.outputs[i]);
+            if (o == nullptr)
+            {
+                PyErr_Clear();
+                report.message = "could not materialise output " + std::to_string(i);
+                return report;
+            }
+            outputs.push_back(py::reinterpret_steal<py::object>(o));
+        }
+        write_buffer wb;
+        fill_buffer(wb, spec, outputs, values, spec.globals.ptr());
+        py::object ret = build(spec.result, outputs, values);
+        // An interrupt that arrived during the run: nothing is committed and
+        // the call raises KeyboardInterrupt as CPython would.
+        if (PyErr_CheckSignals() < 0)
+        {
+            wb.drop();
+            report.outcome = run_outcome::interrupted;
+            return report;
+        }
+        if (!wb.commit())
+        {
+            report.outcome = run_outcome::commit_error;
+            return report;
+        }
+        *result = ret.release().ptr();
+        report.outcome = run_outcome::done;
+        return report;
+    }
+} // namespace specula::engine

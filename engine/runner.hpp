@@ -1,0 +1,53 @@
+// The hot path of a compiled region: resolve sources and check guards, bind
+// inputs zero-copy, run the executable, materialise outputs, commit the write
+// buffer, build the return value.
+#pragma once
+
+#include <Python.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/frame_hook.hpp"
+#include "engine/py_ref.hpp"
+#include "engine/specialisation.hpp"
+
+namespace specula::engine
+{
+    struct guard_failure
+    {
+        int source = -1;     // -1 for cross-source guards or a missing source
+        int index = -1;      // the guard that failed, -1 when the source did not resolve
+        std::string explain; // filled by explain_failure()
+    };
+
+    // Resolves every source into `values` (borrowed, kept alive by `owned`) and
+    // checks the guards. On failure fills `failure` (cheaply) and returns false.
+    bool check_guards(const specialisation& spec, const frame_hook::frame_view& frame,
+                      std::vector<PyObject*>& values, owned_refs& owned, guard_failure& failure);
+    // Cold: the human-readable reason for a failure.
+    std::string explain_failure(const specialisation& spec, const guard_failure& failure,
+                                const std::vector<PyObject*>& values);
+
+    enum class run_outcome
+    {
+        done,         // *result is a new reference, effects committed
+        assert_exit,  // an in-graph assert fired: `exit_id`
+        numpy_raises, // the graph hit what NumPy would raise on: run CPython
+        interrupted,  // KeyboardInterrupt pending: exception set, nothing committed
+        failed,       // internal error (message), nothing committed, no exception set
+        commit_error, // an effect failed while committing: exception set
+    };
+
+    struct run_report
+    {
+        run_outcome outcome = run_outcome::failed;
+        std::uint32_t exit_id = 0;
+        std::string message;
+    };
+
+    // `values` come from a successful check_guards(). Returns the outcome;
+    // on done, *result holds a new reference.
+    run_report run_specialisation(const specialisation& spec, const std::vector<PyObject*>& values,
+                                  PyObject** result);
+} // namespace specula::engine

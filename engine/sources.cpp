@@ -1,0 +1,111 @@
+#include "engine/sources.hpp"
+
+namespace specula::engine
+{
+    int source_table::add(source s)
+    {
+        for (size_t i = 0; i < m_sources.size(); ++i)
+        {
+            if (m_sources[i].path == s.path)
+            {
+                return static_cast<int>(i);
+            }
+        }
+        m_sources.push_back(std::move(s));
+        return static_cast<int>(m_sources.size()) - 1;
+    }
+
+    std::string global_path(const std::string& name) { return "G[" + name + "]"; }
+
+    namespace
+    {
+        // Borrowed dict lookup that never leaves an exception set.
+        PyObject* dict_lookup(PyObject* dict, PyObject* key)
+        {
+            if (dict == nullptr || !PyDict_Check(dict))
+            {
+                return nullptr;
+            }
+            PyObject* found = PyDict_GetItemWithError(dict, key);
+            if (found == nullptr)
+            {
+                PyErr_Clear();
+            }
+            return found;
+        }
+
+        // Borrowed container item, or nullptr.
+        PyObject* item_of(PyObject* container, const source& s)
+        {
+            if (PyList_CheckExact(container))
+            {
+                return s.index < PyList_GET_SIZE(container) ? PyList_GET_ITEM(container, s.index)
+                                                            : nullptr;
+            }
+            if (PyTuple_CheckExact(container))
+            {
+                return s.index < PyTuple_GET_SIZE(container) ? PyTuple_GET_ITEM(container, s.index)
+                                                             : nullptr;
+            }
+            if (PyDict_CheckExact(container))
+            {
+                return dict_lookup(container, s.key.ptr());
+            }
+            return nullptr;
+        }
+
+        // Borrowed closure cell content, or nullptr.
+        PyObject* closure_of(PyObject* function, int index)
+        {
+            if (function == nullptr || !PyFunction_Check(function))
+            {
+                return nullptr;
+            }
+            PyObject* cells = PyFunction_GET_CLOSURE(function);
+            if (cells == nullptr || index >= PyTuple_GET_SIZE(cells))
+            {
+                return nullptr;
+            }
+            return PyCell_GET(PyTuple_GET_ITEM(cells, index));
+        }
+    } // namespace
+
+    PyObject* source_table::resolve(int i, const frame_hook::frame_view& frame,
+                                    const std::vector<PyObject*>& values, owned_refs& owned) const
+    {
+        const source& s = m_sources[static_cast<size_t>(i)];
+        PyObject* parent = s.parent >= 0 ? values[static_cast<size_t>(s.parent)] : nullptr;
+        switch (s.kind)
+        {
+        case source_kind::arg:
+            return frame.locals[s.index];
+        case source_kind::global:
+        {
+            PyObject* found = dict_lookup(frame.globals, s.key.ptr());
+            return found != nullptr ? found : dict_lookup(frame.builtins, s.key.ptr());
+        }
+        case source_kind::module_attr:
+            return parent != nullptr && PyModule_CheckExact(parent)
+                       ? dict_lookup(PyModule_GetDict(parent), s.key.ptr())
+                       : nullptr;
+        case source_kind::attr:
+        {
+            if (parent == nullptr)
+            {
+                return nullptr;
+            }
+            PyObject* value = owned.keep(PyObject_GenericGetAttr(parent, s.key.ptr()));
+            if (value == nullptr)
+            {
+                PyErr_Clear();
+            }
+            return value;
+        }
+        case source_kind::item:
+            return parent != nullptr ? item_of(parent, s) : nullptr;
+        case source_kind::closure:
+            return closure_of(frame.function, s.index);
+        }
+        return nullptr;
+    }
+} // namespace specula::engine

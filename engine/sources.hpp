@@ -1,0 +1,57 @@
+// Where a graph input comes from, as an access path from the frame (Dynamo's
+// "sources"): argument i, a global name, an attribute or item of another
+// source, a closure cell. Resolving a source at run time re-reads the heap.
+#pragma once
+
+#include <Python.h>
+#include <pybind11/pybind11.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/frame_hook.hpp"
+#include "engine/py_ref.hpp"
+
+namespace specula::engine
+{
+    namespace py = pybind11;
+
+    enum class source_kind
+    {
+        arg,         // frame argument slot `index`
+        global,      // globals[key], else builtins[key]
+        attr,        // generic getattr(parent, key) on a guarded plain object
+        module_attr, // parent module's dict[key]
+        item,        // parent list/tuple[index] or dict[key]
+        closure,     // function closure cell `index`
+    };
+
+    struct source
+    {
+        source_kind kind = source_kind::arg;
+        int parent = -1;
+        int index = 0;
+        py::object key;    // attribute/global name or dict key
+        std::string path;  // "x", "G[W]", "self.h": reports and dedup
+    };
+
+    class source_table
+    {
+    public:
+        // Returns the index of an equal source (same path) or adds it.
+        int add(source s);
+        int size() const { return static_cast<int>(m_sources.size()); }
+        const source& operator[](int i) const { return m_sources[static_cast<size_t>(i)]; }
+
+        // Resolves source i; parents must be in `values` already. Returns a
+        // borrowed reference (kept alive by `owned` when a new one was needed),
+        // or nullptr when the path does not resolve (no exception left set).
+        PyObject* resolve(int i, const frame_hook::frame_view& frame,
+                          const std::vector<PyObject*>& values, owned_refs& owned) const;
+
+    private:
+        std::vector<source> m_sources;
+    };
+
+    std::string global_path(const std::string& name);
+} // namespace specula::engine

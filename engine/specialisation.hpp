@@ -1,0 +1,92 @@
+// One compiled version of a region: the graph, its executable, the sources it
+// reads, the guards it was built under, the effects to commit and how to build
+// the return value. Built by the converter, run by the runner.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/executable.hpp"
+#include "engine/guards.hpp"
+#include "engine/sources.hpp"
+#include "ir/graph.hpp"
+
+namespace specula::engine
+{
+    namespace py = pybind11;
+
+    // How a graph value shows up in Python.
+    enum class surface
+    {
+        ndarray,   // a new array
+        np_scalar, // a NumPy scalar (0-d result of a ufunc or reduction)
+        py_float,  // a Python float (Python float arithmetic)
+        py_bool,   // a Python bool
+    };
+
+    struct value_plan
+    {
+        enum class kind
+        {
+            output,   // graph output `index`, materialised once per call
+            constant, // `constant` itself
+            source,   // the resolved source `index` (identity preserved)
+            tuple,    // a tuple of `items`
+        };
+        kind k = kind::constant;
+        int index = -1;
+        py::object constant;
+        std::vector<value_plan> items;
+    };
+
+    struct effect_plan
+    {
+        enum class kind
+        {
+            set_global,  // globals[key] = value
+            set_attr,    // setattr(source target, key, value)
+            set_item,    // source target[key] = value
+            array_write, // copy value (an output) into the array of source target
+            list_append, // source target.append(value)
+            print,       // print(*args, sep=sep, end=end)
+        };
+        kind k = kind::print;
+        int target = -1;
+        py::object key;
+        value_plan value;
+        std::vector<value_plan> args;
+        py::object sep;
+        py::object end;
+    };
+
+    // A graph input fed from a source: an array (zero-copy) or a Python float.
+    struct graph_input
+    {
+        int src = -1;
+        bool py_float = false;
+    };
+
+    struct specialisation
+    {
+        std::unique_ptr<ir::module> module;
+        std::unique_ptr<backends::executable> exe;
+        source_table sources;
+        guard_set guards;
+        std::vector<graph_input> inputs;
+        std::vector<surface> outputs;
+        std::vector<effect_plan> effects;
+        value_plan result;
+        std::vector<std::string> exit_reasons; // per assert exit id
+        std::map<std::uint32_t, std::int64_t> exit_failures;
+        // Set when this entry only remembers "these guards lead to a construct
+        // the converter cannot handle": run CPython without trying again.
+        bool fallback_only = false;
+        std::string fallback_reason;
+        std::int64_t runs = 0;
+        py::object globals; // the function's globals dict it was built for
+    };
+} // namespace specula::engine

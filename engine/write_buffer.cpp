@@ -1,0 +1,72 @@
+#include "engine/write_buffer.hpp"
+
+#include "engine/numpy_api.hpp"
+
+namespace specula::engine
+{
+    void write_buffer::add(kind k, py::object target, py::object key, py::object value)
+    {
+        m_effects.push_back({k, std::move(target), std::move(key), std::move(value), {}, {}});
+    }
+
+    void write_buffer::add_print(py::tuple args, py::object sep, py::object end)
+    {
+        m_effects.push_back({kind::print, py::none(), py::none(), std::move(args), std::move(sep),
+                             std::move(end)});
+    }
+
+    namespace
+    {
+        // Returns 0, or -1 with a Python exception set.
+        int apply(const py::object& target, const py::object& key, const py::object& value,
+                  write_buffer::kind k)
+        {
+            switch (k)
+            {
+            case write_buffer::kind::set_global:
+            case write_buffer::kind::set_item:
+                return PyObject_SetItem(target.ptr(), key.ptr(), value.ptr());
+            case write_buffer::kind::set_attr:
+                return PyObject_SetAttr(target.ptr(), key.ptr(), value.ptr());
+            case write_buffer::kind::array_write:
+                // Copies into the user's array (a view writes through to its base).
+                return PyArray_CopyInto(reinterpret_cast<PyArrayObject*>(target.ptr()),
+                                        reinterpret_cast<PyArrayObject*>(value.ptr()));
+            case write_buffer::kind::list_append:
+                return PyList_Append(target.ptr(), value.ptr());
+            case write_buffer::kind::print:
+                break;
+            }
+            return 0;
+        }
+    } // namespace
+
+    bool write_buffer::commit()
+    {
+        for (const pending& e : m_effects)
+        {
+            if (e.k == kind::print)
+            {
+                try
+                {
+                    py::module_::import("builtins").attr("print")(*py::reinterpret_borrow<py::tuple>(e.value),
+                                                                 py::arg("sep") = e.sep, py::arg("end") = e.end);
+                }
+                catch (py::error_already_set& err)
+                {
+                    err.restore();
+                    m_effects.clear();
+                    return false;
+                }
+                continue;
+            }
+            if (apply(e.target, e.key, e.value, e.k) < 0)
+            {
+                m_effects.clear();
+                return false;
+            }
+        }
+        m_effects.clear();
+        return true;
+    }
+} // namespace specula::engine

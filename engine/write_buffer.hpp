@@ -1,0 +1,47 @@
+// The effects of one graph run, held back until the run finished with every
+// assert passed (LuaJIT's sunk stores). Dropping the buffer is the whole
+// rollback; commit() applies them in program order.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <vector>
+
+namespace specula::engine
+{
+    namespace py = pybind11;
+
+    class write_buffer
+    {
+    public:
+        enum class kind
+        {
+            set_global,
+            set_attr,
+            set_item,
+            array_write,
+            list_append,
+            print,
+        };
+
+        void add(kind k, py::object target, py::object key, py::object value);
+        void add_print(py::tuple args, py::object sep, py::object end);
+        bool empty() const { return m_effects.empty(); }
+        void drop() { m_effects.clear(); }
+        // Returns false with a Python exception set when an effect failed
+        // (only I/O of print can, the targets were guarded).
+        bool commit();
+
+    private:
+        struct pending
+        {
+            kind k;
+            py::object target; // globals dict, object, container or array
+            py::object key;
+            py::object value;  // the value, or the args tuple of print
+            py::object sep;
+            py::object end;
+        };
+        std::vector<pending> m_effects;
+    };
+} // namespace specula::engine

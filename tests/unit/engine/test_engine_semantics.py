@@ -1,0 +1,156 @@
+"""Engine on vs off, bit for bit: compiled functions, guard misses and
+relaxation, asserts with effects, not-convertible reporting, generators."""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from engine_harness import differential  # noqa: E402
+
+# Indented like the program bodies below, which are dedented as a whole.
+REPORT = """
+        import json as _json, specula as _specula
+        print("REPORT" + _json.dumps(_specula.report()))
+"""
+
+
+def rows_of(proc):
+    return {r["name"]: r for r in json.loads(proc.stdout.split("REPORT")[1])}
+
+
+def test_simple_function_bit_identical(tmp_path):
+    proc = differential(tmp_path, """
+        import numpy as np
+        def f(x, y, s):
+            z = np.maximum(x * s + y, 0.0) - np.sqrt(np.abs(x))
+            return z.sum(axis=0), z.mean(), z.T[1:3], np.where(z > 0.5, z, -1.0)
+        rng = np.random.default_rng(1)
+        x = rng.standard_normal((5, 7)); y = rng.standard_normal(7)
+        for _ in range(4):
+            out = f(x, y, 0.3)
+        for o in out:
+            print(type(o).__name__, np.asarray(o).dtype, np.asarray(o).tobytes().hex())
+    """ + REPORT)
+    row = rows_of(proc)["f"]
+    assert row["state"] == "compiled" and row["graph_runs"] == 4
+
+
+def test_guard_miss_then_recompile_and_relax(tmp_path):
+    proc = differential(tmp_path, """
+        import numpy as np
+        def f(x):
+            return (x * 2.0).sum(axis=1)
+        for n in (4, 4, 3, 5, 6):
+            print(f(np.arange(n * 8.0).reshape(n, 8)).tobytes().hex())
+        print(f(np.arange(8, dtype=np.int64).reshape(1, 8)).tobytes().hex())
+    """ + REPORT)
+    row = rows_of(proc)["f"]
+    assert row["guard_misses"] >= 2
+    assert row["state"] == "compiled" and row["graph_runs"] >= 5
+
+
+def test_assert_failure_leaves_no_partial_effects(tmp_path):
+    proc = differential(tmp_path, """
+        import numpy as np
+        class Model:
+            pass
+        m = Model(); m.h = np.zeros(3); m.steps = 0
+        total = np.zeros(3)
+        def step(m, x):
+            m.h = m.h + x
+            total[:] = total + x
+            print("step", m.steps)
+            m.steps = m.steps + 1
+            if np.max(x) > 10.0:
+                raise ValueError("too big")
+            return m.h
+        for v in (1.0, 2.0, 30.0, 3.0):
+            try:
+                step(m, np.full(3, v))
+            except ValueError as e:
+                print("raised", e)
+            print(m.steps, m.h.tobytes().hex(), total.tobytes().hex())
+    """ + REPORT)
+    row = rows_of(proc)["step"]
+    assert row["assert_failures"] >= 1
+    assert row["graph_runs"] >= 2
+
+
+def test_in_place_and_out_and_globals(tmp_path):
+    differential(tmp_path, """
+        import numpy as np
+        counter = 0
+        def f(a, b):
+            global counter
+            a += b
+            np.clip(a, -1.0, 1.5, out=a)
+            b[1:3] = 7.0
+            counter = counter + 1
+            return a
+        a = np.zeros(5); b = np.linspace(0, 1, 5)
+        for _ in range(3):
+            r = f(a, b)
+            print(r is a, a.tobytes().hex(), b.tobytes().hex(), counter)
+        v = np.arange(6.0)
+        f(v[:3], v[3:])          # disjoint views of one base
+        print(v.tobytes().hex())
+        w = np.arange(6.0)
+        f(w[1:6], w[0:5])        # overlapping: must fall back
+        print(w.tobytes().hex())
+    """)
+
+
+def test_not_convertible_reported_with_construct_and_line(tmp_path):
+    proc = differential(tmp_path, """
+        import numpy as np
+        def f(x):
+            y = x + 1.0
+            while y.sum() > 0:
+                y = y - 10.0
+            return y
+        for _ in range(3):
+            print(f(np.ones(3)).tobytes().hex())
+    """ + REPORT)
+    row = rows_of(proc)["f"]
+    assert row["state"] == "not_convertible"
+    assert row["reason"].startswith("not convertible: While statement at ")
+    assert row["reason"].endswith("prog.py:5")
+
+
+def test_generators_untouched(tmp_path):
+    proc = differential(tmp_path, """
+        import numpy as np
+        def gen(x):
+            for i in range(3):
+                yield x * i
+        for _ in range(4):
+            print([g.tobytes().hex() for g in gen(np.ones(2))])
+    """ + REPORT)
+    assert "gen" not in rows_of(proc)
+
+
+def test_rebinding_a_called_function_misses(tmp_path):
+    proc = differential(tmp_path, """
+        import numpy as np
+        def f(x):
+            return np.maximum(x, 0.0)
+        for _ in range(3):
+            print(f(np.linspace(-1, 1, 5)).tobytes().hex())
+        np.maximum = np.minimum
+        print(f(np.linspace(-1, 1, 5)).tobytes().hex())
+    """ + REPORT)
+    assert rows_of(proc)["f"]["guard_misses"] >= 1
+
+
+def test_python_scalars_stay_python(tmp_path):
+    differential(tmp_path, """
+        import numpy as np
+        def f(a, lr, n):
+            s = 0
+            for i in range(n):
+                s = s + i * 2 ** 70
+            x = lr * 3.0
+            return s, x, a * lr, len(a), a.shape
+        for lr in (0.5, 0.25, 0.125):
+            print(repr(f(np.ones(3), lr, 4)))
+    """)
