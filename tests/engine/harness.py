@@ -103,7 +103,7 @@ def run(program, mode, extra_env=None):
     env.update(MODES[mode])
     env.update(extra_env or {})
     env.update({"PYTHONPATH": python_path(), "PYTHONHASHSEED": "0",
-                "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1",
+                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONFAULTHANDLER": "1", "OMP_NUM_THREADS": "1",
                 "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "LC_ALL": "C.UTF-8",
                 "PYTHONIOENCODING": "utf-8", "COLUMNS": "80"})
     with tempfile.TemporaryDirectory(prefix="specula-engine-") as cwd:
