@@ -24,8 +24,10 @@ namespace specula::backends::cpu
         std::shared_ptr<const loop_table> numpy_loops;
         // Lanes of Specula's own pool; 0: the process budget (shared pool).
         int threads = 0;
-        // Evaluate fusion groups (node::group) blockwise as one kernel.
-        bool fuse = true;
+        // Evaluate fusion groups (node::group) blockwise as one kernel. Needs
+        // target.plan_memory off until the executor schedules a group as one
+        // node (see README, "Fusion groups"); off by default for that reason.
+        bool fuse = false;
         // oneDNN for float32 in the fast target.
         bool use_onednn = true;
     };

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <set>
 
 namespace specula::backends::cpu
@@ -79,6 +80,10 @@ namespace specula::backends::cpu
         std::vector<recycler> recyclers;  // per program output (0 unused: the executor's)
         std::vector<buffer*> out_ptrs;
         std::vector<buffer> held; // outputs of earlier members for this run
+        // Values that never leave the group still need a buffer in the
+        // executor's slot (it checks every input is live): one shared,
+        // never-written array per dtype stands in for them.
+        std::map<ir::dtype, buffer> placeholders;
         ir::region_id region = 0;
         int group = -1;
     };
@@ -129,7 +134,19 @@ namespace specula::backends::cpu
                         }
                         io.out(0) = b.value();
                         s.held[static_cast<std::size_t>(m_out_slot)] = b.value();
+                        return status::ok();
                     }
+                    buffer& stand_in = s.placeholders[m_elem];
+                    if (stand_in.is_null())
+                    {
+                        auto b = buffer::allocate(m_elem, s.shape);
+                        if (!b)
+                        {
+                            return b.error();
+                        }
+                        stand_in = b.value();
+                    }
+                    io.out(0) = stand_in;
                     return status::ok();
                 }
                 s.out_ptrs[0] = &io.out(0);

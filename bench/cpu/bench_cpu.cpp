@@ -64,7 +64,9 @@ namespace
         body(b, x, y);
         ir::fuse_elementwise(g);
         cpu::cpu_backend be(opts);
-        auto exe = be.compile(g, target{});
+        target tgt;
+        tgt.plan_memory = !opts.fuse;
+        auto exe = be.compile(g, tgt);
         if (!exe)
         {
             std::printf("compile failed: %s\n", exe.error().to_string().c_str());
@@ -87,6 +89,7 @@ int main()
     }
     cpu::cpu_options opts;
     opts.numpy_loops = loops;
+    opts.fuse = true;
     struct bench_case
     {
         const char* name;

@@ -90,7 +90,9 @@ namespace
         opts.fuse = c.fuse;
         cpu::cpu_backend cpu_be(opts);
         reference::reference_backend ref;
-        auto exe = cpu_be.compile(g, target{}, &ref);
+        target tgt;
+        tgt.plan_memory = !c.fuse; // group kernels predate the planned executor
+        auto exe = cpu_be.compile(g, tgt, &ref);
         if (!exe)
         {
             return "compile: " + exe.error().to_string();
