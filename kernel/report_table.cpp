@@ -23,6 +23,33 @@ namespace specula::kernel
         return base + ":" + std::to_string(line);
     }
 
+    std::string cell_names::rewrite(const std::string& text) const
+    {
+        std::string out = text;
+        for (const auto& [file, count] : m_count_of_file)
+        {
+            std::size_t at = 0;
+            while ((at = out.find(file + ":", at)) != std::string::npos)
+            {
+                std::size_t digits = at + file.size() + 1;
+                std::size_t end = digits;
+                while (end < out.size() && out[end] >= '0' && out[end] <= '9')
+                {
+                    ++end;
+                }
+                if (end == digits)
+                {
+                    at = digits;
+                    continue;
+                }
+                std::string where = location(file, std::stoll(out.substr(digits, end - digits)));
+                out.replace(at, end - at, where);
+                at += where.size();
+            }
+        }
+        return out;
+    }
+
     namespace
     {
         constexpr std::size_t column_count = 8;
@@ -37,7 +64,7 @@ namespace specula::kernel
                     std::to_string(row.graph_runs),
                     std::to_string(row.fallbacks),
                     std::to_string(row.guard_misses) + "/" + std::to_string(row.assert_failures),
-                    row.reason.value_or("")};
+                    cells.rewrite(row.reason.value_or(""))};
         }
 
         void append_line(std::ostringstream& out, const table_line& line,

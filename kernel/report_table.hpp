@@ -32,6 +32,8 @@ namespace specula::kernel
         void record(const std::string& file, int execution_count);
         // "In [3], line 7" for a cell, "file.py:7" otherwise.
         std::string location(const std::string& file, std::int64_t line) const;
+        // `text` with every "<cell file>:<line>" written as a location.
+        std::string rewrite(const std::string& text) const;
 
     private:
         std::map<std::string, int> m_count_of_file;

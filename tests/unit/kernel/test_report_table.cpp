@@ -15,6 +15,16 @@ TEST(cell_names, cells_are_named_by_execution_count)
     EXPECT_EQ(cells.location("/home/ada/model.py", 12), "model.py:12");
 }
 
+TEST(cell_names, cell_file_locations_in_text_are_rewritten)
+{
+    sk::cell_names cells;
+    cells.record("/tmp/xpython_1/a.py", 4);
+    EXPECT_EQ(cells.rewrite("not convertible: While statement at /tmp/xpython_1/a.py:12"),
+              "not convertible: While statement at In [4], line 12");
+    EXPECT_EQ(cells.rewrite("at /tmp/xpython_1/a.py: no line"), "at /tmp/xpython_1/a.py: no line");
+    EXPECT_EQ(cells.rewrite("elsewhere.py:3"), "elsewhere.py:3");
+}
+
 TEST(report_table, empty_report_says_so)
 {
     sk::cell_names cells;
