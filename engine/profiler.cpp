@@ -41,7 +41,14 @@ namespace specula::engine
             o.type_varies |= o.type != type;
             bool fv_changed = fv != o.float_value || (fv != fv);
             o.value_varies |= PyFloat_CheckExact(value) && fv_changed;
-            if (dims.size() == o.dims.size())
+            // A rank change (or a first value that was not an array) gives
+            // no per-axis comparison: the shape itself varies, no dim is
+            // relaxed, and the flags are re-sized to the current rank.
+            if (dims.size() != o.dim_varies.size())
+            {
+                o.dim_varies.assign(dims.size(), false);
+            }
+            else if (dims.size() == o.dims.size())
             {
                 for (size_t i = 0; i < dims.size(); ++i)
                 {
