@@ -171,14 +171,16 @@ namespace specula::engine::converter
             fail("in-place update with a dtype cast", node);
         }
         e.value = v;
-        if (e.src >= 0)
+        // Copied out: new_array() below grows m_arrays, which invalidates `e`.
+        const int src = e.src;
+        if (src >= 0)
         {
             // The user's array gets this value at commit, in program order.
-            m_written_sources.insert(e.src);
+            m_written_sources.insert(src);
             cval tmp = new_array(v, surface::ndarray);
             effect_plan eff;
             eff.k = effect_plan::kind::array_write;
-            eff.target = e.src;
+            eff.target = src;
             eff.value.k = value_plan::kind::output;
             m_arrays[static_cast<size_t>(tmp.arr)].escaped = true;
             eff.value.index = output_of(tmp.arr);
