@@ -71,6 +71,14 @@ def peaks(quick):
             "triad": triad, "triad_method": how}
 
 
+def best_of(first, second):
+    """The higher of two peak measurements, each figure on its own."""
+    best = dict(max((first, second), key=lambda p: p["triad"]))
+    for key in ("gemm_float32", "gemm_float64"):
+        best[key] = max(first[key], second[key])
+    return best
+
+
 def _first_line(cmd):
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)

@@ -128,7 +128,7 @@ def markdown(table, results, machine, peaks, options):
             "## Measured peaks",
             "",
             f"- GEMM float32: {peaks['gemm_float32']:.1f} GFLOP/s, float64: "
-            f"{peaks['gemm_float64']:.1f} GFLOP/s (NumPy matmul, 2048², best of 10)",
+            f"{peaks['gemm_float64']:.1f} GFLOP/s (NumPy matmul, 2048², best of 10 at the start and 10 at the end)",
             f"- STREAM triad: {peaks['triad']:.1f} GB/s ({peaks['triad_method']})",
             "",
         ]
