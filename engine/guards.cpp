@@ -18,7 +18,8 @@ namespace specula::engine
             auto* a = reinterpret_cast<PyArrayObject*>(x);
             if (PyArray_DESCR(a)->type_num != g.type_num || PyArray_NDIM(a) != static_cast<int>(g.dims.size()) ||
                 !PyArray_ISNOTSWAPPED(a) || !PyArray_ISALIGNED(a) ||
-                (g.writeable && !PyArray_ISWRITEABLE(a)))
+                (g.writeable && !PyArray_ISWRITEABLE(a)) ||
+                PyArray_IS_C_CONTIGUOUS(a) != g.c_contiguous)
             {
                 return false;
             }
@@ -224,6 +225,7 @@ namespace specula::engine
             g.dims.push_back(sym ? -1 - symbolic[static_cast<size_t>(i)] : PyArray_DIMS(a)[i]);
         }
         g.writeable = writeable;
+        g.c_contiguous = PyArray_IS_C_CONTIGUOUS(a);
         g.what = std::move(what);
         return g;
     }

@@ -39,6 +39,9 @@ namespace specula::engine
         int type_num = 0;
         std::vector<std::int64_t> dims; // >= 0 static size, < 0 symbol (-1 - id)
         bool writeable = false;
+        // NumPy's C_CONTIGUOUS flag as seen: the graph's reductions and the
+        // layout of its results were decided for this memory order.
+        bool c_contiguous = true;
         // int/float values
         long long int_value = 0;
         std::uint64_t float_bits = 0;

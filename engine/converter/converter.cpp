@@ -212,6 +212,7 @@ namespace specula::engine::converter
         // Writeability is decided later (finish_graph) once writes are known.
         m_spec->guards.add(make_array_guard(src, array, symbolic, false, path));
         ir::value_id in = m_builder->input({*elem, ir::shape(dims)}, path);
+        m_input_contiguous[in] = PyArray_IS_C_CONTIGUOUS(a);
         m_spec->inputs.push_back({src, false});
         cval v = new_array(in, PyArray_NDIM(a) == 0 ? surface::np_scalar : surface::ndarray);
         m_arrays[static_cast<size_t>(v.arr)].src = src;
@@ -334,7 +335,7 @@ namespace specula::engine::converter
         return slot;
     }
 
-    value_plan converter::plan_of(const cval& v, py::handle node)
+    value_plan converter::plan_of(const cval& v, py::handle node, bool identity_visible)
     {
         value_plan p;
         switch (v.k)
@@ -351,7 +352,7 @@ namespace specula::engine::converter
             p.k = value_plan::kind::tuple;
             for (const cval& item : v.items)
             {
-                p.items.push_back(plan_of(item, node));
+                p.items.push_back(plan_of(item, node, identity_visible));
             }
             return p;
         case cval::kind::array:
@@ -370,6 +371,10 @@ namespace specula::engine::converter
             {
                 fail("a view of an input array escaping", node);
             }
+        }
+        if (identity_visible)
+        {
+            check_escape_layout(e, node);
         }
         e.escaped = true;
         p.k = value_plan::kind::output;

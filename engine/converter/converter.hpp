@@ -61,6 +61,16 @@ namespace specula::engine::converter
         std::vector<cval> items;
     };
 
+    // NumPy's memory order of an array the converted code holds, as far as
+    // it decides results: reductions add in memory order, and elementwise
+    // results take their operands' order (order='K').
+    enum class layout
+    {
+        contiguous, // C-contiguous
+        c_like,     // a view whose strides are positive and in C order
+        other,      // transposed, negative steps, an input that is not C-contiguous...
+    };
+
     struct call_args
     {
         std::vector<cval> positional;
@@ -97,11 +107,18 @@ namespace specula::engine::converter
         cval new_array(ir::value_id v, surface s, int view_of = -1);
         ir::value_id value_of(const cval& v, py::handle node);
         const ir::value_type& type_of(ir::value_id v) const;
-        value_plan plan_of(const cval& v, py::handle node);
+        // `identity_visible`: the object itself reaches Python (returned or
+        // stored), not only its text (print).
+        value_plan plan_of(const cval& v, py::handle node, bool identity_visible = true);
         int output_of(int arr);
         void finish_graph();
         void add_alias_guards();
         std::string where(py::handle node) const;
+
+        // layout.cpp
+        layout layout_of(ir::value_id v);
+        void check_escape_layout(const array_entry& e, py::handle node);
+        void check_reduction_order(ir::op code, ir::value_id v, py::handle node);
         int add_assert(ir::value_id cond, const std::string& why);
 
         // statements.cpp
@@ -166,6 +183,8 @@ namespace specula::engine::converter
         std::set<int> m_setattr_sources;           // objects given attributes
         std::map<int, int> m_output_of_array;      // array entry -> output slot
         std::map<std::int64_t, int> m_symbol_of_size;
+        std::map<ir::value_id, bool> m_input_contiguous; // graph input -> C_CONTIGUOUS
+        std::map<ir::value_id, layout> m_layouts;        // memo of layout_of()
 
         bool m_returned = false;
         bool m_breaking = false;

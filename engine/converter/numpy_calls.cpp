@@ -197,6 +197,11 @@ namespace specula::engine::converter
         return target; // NumPy returns the out array itself
     }
 
+    namespace
+    {
+        bool is_none(const cval& c) { return c.k == cval::kind::constant && c.obj.is_none(); }
+    } // namespace
+
     cval converter::reduction(ir::op code, const cval& x, const call_args& args, size_t first_kw,
                               py::handle node)
     {
@@ -221,6 +226,7 @@ namespace specula::engine::converter
             else
                 fail("reduction argument " + k, node);
         }
+        check_reduction_order(code, v, node);
         ir::value_id out;
         if (!axis || (axis->k == cval::kind::constant && axis->obj.is_none()))
         {
@@ -236,13 +242,35 @@ namespace specula::engine::converter
         }
         if (out == ir::no_id)
             fail("reduction on these operands (" + m_builder->state().message() + ")", node);
+        if (code == ir::op::MEAN || code == ir::op::VAR || code == ir::op::STD)
+        {
+            // NumPy warns from Python ("Degrees of freedom <= 0", "Mean of empty
+            // slice") when count - ddof <= 0. A static count is checked here; a
+            // symbolic dim is never 1, and 0 elements give 0/0, whose invalid
+            // flag sends the run back to CPython (runner.cpp).
+            const ir::value_type& in_t = type_of(v);
+            std::int64_t count = 1;
+            bool symbolic = false;
+            int rank = in_t.dims.rank();
+            std::vector<bool> reduced(static_cast<size_t>(rank), !axis || is_none(*axis));
+            if (axis && !is_none(*axis))
+                for (std::int64_t a : shape_arg(*axis, node))
+                    reduced[static_cast<size_t>(a < 0 ? a + rank : a)] = true;
+            for (int i = 0; i < rank; ++i)
+            {
+                if (!reduced[static_cast<size_t>(i)])
+                    continue;
+                if (in_t.dims[i].is_static())
+                    count *= in_t.dims[i].size();
+                else
+                    symbolic = true;
+            }
+            if ((!symbolic && count - ddof <= 0) || (symbolic && ddof > 1))
+                fail("mean/var/std with no degrees of freedom (NumPy warns)", node);
+        }
         return new_array(out, surface_of_rank(type_of(out).dims.rank()));
     }
 
-    namespace
-    {
-        bool is_none(const cval& c) { return c.k == cval::kind::constant && c.obj.is_none(); }
-    } // namespace
 
     cval converter::call_numpy(const std::string& name, const call_args& args, py::handle node)
     {

@@ -287,7 +287,7 @@ namespace specula::engine::converter
         e.k = effect_plan::kind::print;
         for (const cval& a : args.positional)
         {
-            e.args.push_back(plan_of(a, node));
+            e.args.push_back(plan_of(a, node, false));
         }
         e.sep = py::str(" ");
         e.end = py::str("\n");

@@ -1,0 +1,178 @@
+// NumPy's memory order of the arrays a converted function holds. The graph's
+// buffers are always C-ordered copies at the boundary and its reductions add
+// in logical C order, while NumPy follows memory order (order='K' results,
+// reductions along memory, views sharing their base). Where the two can
+// differ, the converter refuses: transparency outranks coverage.
+#include "engine/converter/converter.hpp"
+
+namespace specula::engine::converter
+{
+    namespace
+    {
+        bool is_view_op(ir::op code)
+        {
+            switch (code)
+            {
+            case ir::op::TRANSPOSE:
+            case ir::op::SLICE:
+            case ir::op::EXPAND_DIMS:
+            case ir::op::SQUEEZE:
+            case ir::op::BROADCAST_TO:
+            case ir::op::RESHAPE:
+                return true;
+            default:
+                return false;
+            }
+        }
+
+        // Whether a permutation keeps every axis of size != 1 in order.
+        bool keeps_order(const std::vector<int>& perm, const ir::shape& in)
+        {
+            int last = -1;
+            for (int axis : perm)
+            {
+                const ir::dim& d = in[axis];
+                if (d.is_static() && d.size() == 1)
+                {
+                    continue;
+                }
+                if (axis < last)
+                {
+                    return false;
+                }
+                last = axis;
+            }
+            return true;
+        }
+    } // namespace
+
+    layout converter::layout_of(ir::value_id v)
+    {
+        auto memo = m_layouts.find(v);
+        if (memo != m_layouts.end())
+        {
+            return memo->second;
+        }
+        const ir::value& val = p_graph->get(v);
+        layout result = layout::other;
+        if (val.def == ir::no_id)
+        {
+            m_layouts[v] = result; // a region argument: nothing known
+            return result;
+        }
+        // Copied: layout_of() below may not add nodes, but stay safe.
+        const ir::node n = p_graph->get_node(val.def);
+        int rank = type_of(v).dims.rank();
+        auto operand = [&](size_t i) { return layout_of(n.inputs[i]); };
+        switch (n.code)
+        {
+        case ir::op::INPUT:
+        {
+            auto in = m_input_contiguous.find(v);
+            result = in != m_input_contiguous.end() && in->second ? layout::contiguous : layout::other;
+            break;
+        }
+        case ir::op::TRANSPOSE:
+        {
+            layout base = operand(0);
+            result = keeps_order(n.attr_as<ir::perm_attr>().perm, type_of(n.inputs[0]).dims) ? base
+                                                                                           : layout::other;
+            break;
+        }
+        case ir::op::SLICE:
+        {
+            layout base = operand(0);
+            result = base == layout::other ? layout::other : layout::c_like;
+            for (const ir::slice_item& item : n.attr_as<ir::slice_attr>().items)
+            {
+                if (item.what == ir::slice_item::kind::range && item.step <= 0)
+                {
+                    result = layout::other;
+                }
+            }
+            break;
+        }
+        case ir::op::EXPAND_DIMS:
+        case ir::op::SQUEEZE:
+            result = operand(0);
+            break;
+        case ir::op::BROADCAST_TO:
+            // Stride-0 axes do not sway NumPy's order='K' choice.
+            result = operand(0) == layout::other ? layout::other : layout::c_like;
+            break;
+        case ir::op::RESHAPE:
+            // A view of a C-contiguous array, else NumPy copies in C order.
+            result = operand(0) == layout::contiguous ? layout::contiguous : layout::c_like;
+            break;
+        case ir::op::MATMUL:
+        case ir::op::DOT:
+        case ir::op::OUTER:
+            result = layout::contiguous;
+            break;
+        default:
+        {
+            // Elementwise, casts, reductions, joins, updates: NumPy's result
+            // follows its operands' order; C order when all of them are
+            // C-like (or 1-D, where there is only one order).
+            result = layout::contiguous;
+            for (size_t i = 0; i < n.inputs.size(); ++i)
+            {
+                if (type_of(n.inputs[i]).dims.rank() >= 2 && operand(i) == layout::other)
+                {
+                    result = layout::other;
+                }
+            }
+            break;
+        }
+        }
+        if (!is_view_op(n.code) && rank <= 1)
+        {
+            result = layout::contiguous; // a fresh array of rank <= 1 has one order
+        }
+        m_layouts[v] = result;
+        return result;
+    }
+
+    void converter::check_escape_layout(const array_entry& e, py::handle node)
+    {
+        if (e.surf != surface::ndarray)
+        {
+            return;
+        }
+        if (e.view_of >= 0)
+        {
+            // NumPy hands back a view sharing the base's memory (base, flags,
+            // strides); the graph's outputs are separate C-ordered arrays.
+            fail("a view of a computed array escaping (returned or stored)", node);
+        }
+        if (type_of(e.value).dims.rank() >= 2 && layout_of(e.value) != layout::contiguous)
+        {
+            fail("a result NumPy would not lay out in C order (operands transposed or strided)", node);
+        }
+    }
+
+    void converter::check_reduction_order(ir::op code, ir::value_id v, py::handle node)
+    {
+        switch (code)
+        {
+        case ir::op::SUM:
+        case ir::op::PROD:
+        case ir::op::MEAN:
+        case ir::op::VAR:
+        case ir::op::STD:
+            break;
+        default:
+            return; // max/min/arg*/any/all do not depend on the order
+        }
+        const ir::value_type& t = type_of(v);
+        if (!ir::is_float(t.elem) || t.dims.rank() <= 1)
+        {
+            return; // integer sums are exact; one axis has one order
+        }
+        if (layout_of(v) != layout::contiguous)
+        {
+            fail("floating-point reduction over a transposed or strided array (NumPy adds in memory order)",
+                 node);
+        }
+    }
+} // namespace specula::engine::converter
