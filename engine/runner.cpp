@@ -1,5 +1,7 @@
 #include "engine/runner.hpp"
 
+#include <cfenv>
+
 #include "engine/numpy_api.hpp"
 #include "engine/write_buffer.hpp"
 
@@ -171,6 +173,32 @@ namespace specula::engine
                 }
             }
         }
+        // Whether NumPy would act on the floating-point flags `raised`
+        // (warn, raise, call, log: anything but 'ignore' in np.geterr()).
+        // Cold: only asked when a run raised a flag. Errors answer true, so
+        // the call goes to CPython, which is always correct.
+        bool numpy_reports(int raised)
+        {
+            static const std::pair<int, const char*> categories[] = {
+                {FE_DIVBYZERO, "divide"}, {FE_OVERFLOW, "over"}, {FE_UNDERFLOW, "under"}, {FE_INVALID, "invalid"}};
+            try
+            {
+                py::dict modes = py::module_::import("numpy").attr("geterr")();
+                for (const auto& [flag, name] : categories)
+                {
+                    if ((raised & flag) != 0 && py::str(modes[name]).cast<std::string>() != "ignore")
+                    {
+                        return true;
+                    }
+                }
+                return false;
+            }
+            catch (py::error_already_set&)
+            {
+                PyErr_Clear();
+                return true;
+            }
+        }
     } // namespace
 
     run_report run_specialisation(const specialisation& spec, const std::vector<PyObject*>& values,
@@ -197,7 +225,21 @@ namespace specula::engine
             inputs.push_back(backends::buffer::borrow(PyArray_DATA(a), *dtype_of_type_num(PyArray_DESCR(a)->type_num),
                                                       shape, strides));
         }
+        // NumPy reports floating-point errors from the IEEE flags its loops
+        // leave (np.seterr). The graph's kernels raise the same flags on this
+        // thread (the CPU backend runs single-lane for that reason); when one
+        // is up that NumPy would act on, CPython runs the call and warns or
+        // raises exactly as NumPy does.
+        std::feclearexcept(FE_ALL_EXCEPT);
         backends::run_result rr = spec.exe->run(inputs);
+        int raised = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID);
+        if (raised != 0 && numpy_reports(raised))
+        {
+            std::feclearexcept(FE_ALL_EXCEPT);
+            report.outcome = run_outcome::numpy_raises;
+            report.message = "a floating-point error NumPy reports (np.geterr)";
+            return report;
+        }
         if (!rr.state)
         {
             report.message = rr.state.to_string();
