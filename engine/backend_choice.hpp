@@ -1,45 +1,21 @@
-// The one place that picks the backend graphs run on. The reference backend
-// until the CPU backend lands; swapping it touches only this file.
+// The one place that picks the backends graphs run on: the CPU backend
+// (NumPy's own ufunc loops, NumPy's BLAS calls, pairwise sums), with the
+// reference backend serving the nodes the CPU backend leaves unimplemented.
 #pragma once
 
-#include "backends/reference/reference_backend.hpp"
+#include <memory>
+#include <string>
+
+#include "backends/executable.hpp"
+#include "ir/graph.hpp"
 
 namespace specula::engine
 {
-    inline const backends::backend& engine_backend()
-    {
-        static backends::reference::reference_backend reference;
-        return reference;
-    }
-} // namespace specula::engine
-
-#include "ir/op.hpp"
-
-namespace specula::engine
-{
-    // Whether the chosen backend is known to be bit-identical to NumPy for
-    // this op (the numerics policy). The reference backend computes
-    // transcendental functions with libm (NumPy 1.24 uses its own SIMD
-    // loops) and products with plain loops (NumPy uses BLAS), so the
-    // converter refuses those until the CPU backend calls NumPy's own loops.
-    inline bool backend_is_exact(ir::op code, int rank_a = 1, int rank_b = 1)
-    {
-        switch (code)
-        {
-        case ir::op::EXP:
-        case ir::op::EXPM1:
-        case ir::op::LOG:
-        case ir::op::LOG1P:
-        case ir::op::TANH:
-        case ir::op::SIN:
-        case ir::op::COS:
-        case ir::op::POW:
-            return false;
-        case ir::op::MATMUL:
-        case ir::op::DOT:
-            return rank_a <= 1 && rank_b <= 1;
-        default:
-            return true;
-        }
-    }
+    // Compiles `g` for the engine. Call with the GIL held (the first call
+    // reads NumPy's loop tables). When a node whose result depends on the
+    // kernel (transcendental functions, power, matrix products) was not served
+    // by a kernel proven bit-identical to NumPy, `refused` names it and the
+    // graph must not run (the numerics policy).
+    backends::result<std::unique_ptr<backends::executable>> compile_for_engine(const ir::graph& g,
+                                                                               std::string& refused);
 } // namespace specula::engine

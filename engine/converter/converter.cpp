@@ -445,10 +445,15 @@ namespace specula::engine::converter
         {
             throw not_convertible("not convertible: IR verifier: " + ir::format(problems));
         }
-        auto exe = engine_backend().compile(*p_graph, backends::target{});
+        std::string refused;
+        auto exe = compile_for_engine(*p_graph, refused);
         if (!exe)
         {
             throw not_convertible("not convertible: backend: " + exe.error().to_string());
+        }
+        if (!refused.empty())
+        {
+            throw not_convertible("not convertible: " + refused + " in " + m_file);
         }
         m_spec->exe = std::move(exe.value());
     }

@@ -119,6 +119,8 @@ namespace specula::engine::converter
         layout layout_of(ir::value_id v);
         void check_escape_layout(const array_entry& e, py::handle node);
         void check_reduction_order(ir::op code, ir::value_id v, py::handle node);
+        bool strides_match(ir::value_id v);
+        void check_product_operands(ir::value_id a, ir::value_id b, py::handle node);
         int add_assert(ir::value_id cond, const std::string& why);
 
         // statements.cpp

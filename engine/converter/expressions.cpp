@@ -338,18 +338,13 @@ namespace specula::engine::converter
         }
         ir::value_id va = a.k == cval::kind::array ? value_of(a, node) : scalar_constant(a, *rt, node);
         ir::value_id vb = b.k == cval::kind::array ? value_of(b, node) : scalar_constant(b, *rt, node);
-        if (!backend_is_exact(code, type_of(va).dims.rank(), type_of(vb).dims.rank()))
-        {
-            fail(std::string("operator ") + python_name(code) +
-                     " on these operands (backend not yet bit-identical to NumPy)",
-                 node);
-        }
         if (code == ir::op::MATMUL)
         {
             if (type_of(va).dims.rank() == 0 || type_of(vb).dims.rank() == 0)
             {
                 fail("matmul with a scalar operand", node);
             }
+            check_product_operands(va, vb, node);
             ir::value_id out = m_builder->matmul(va, vb);
             return new_array(out, type_of(out).dims.rank() == 0 ? surface::np_scalar : surface::ndarray);
         }

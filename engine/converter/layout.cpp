@@ -151,6 +151,41 @@ namespace specula::engine::converter
         }
     }
 
+    bool converter::strides_match(ir::value_id v)
+    {
+        // The graph's buffer for `v` has NumPy's strides when every fresh
+        // array along its chain of views is C-ordered in NumPy too (inputs
+        // are NumPy's own memory; views keep their base's strides).
+        const ir::value& val = p_graph->get(v);
+        if (val.def == ir::no_id)
+        {
+            return false;
+        }
+        const ir::node& n = p_graph->get_node(val.def);
+        if (n.code == ir::op::INPUT)
+        {
+            return true;
+        }
+        if (is_view_op(n.code) && n.code != ir::op::RESHAPE)
+        {
+            return strides_match(n.inputs[0]);
+        }
+        return type_of(v).dims.rank() <= 1 || layout_of(v) != layout::other;
+    }
+
+    void converter::check_product_operands(ir::value_id a, ir::value_id b, py::handle node)
+    {
+        // BLAS calls (gemm/gemv transpose flags, syrk) follow the operands'
+        // strides, and so does their summation order.
+        for (ir::value_id v : {a, b})
+        {
+            if (type_of(v).dims.rank() >= 2 && !strides_match(v))
+            {
+                fail("matrix product of an array NumPy holds in another memory order (e.g. lr * X.T)", node);
+            }
+        }
+    }
+
     void converter::check_reduction_order(ir::op code, ir::value_id v, py::handle node)
     {
         switch (code)

@@ -303,8 +303,6 @@ namespace specula::engine::converter
         if (auto code = lookup(unary_ufuncs, name))
         {
             cval x = as_array(arg(0));
-            if (!backend_is_exact(*code))
-                fail("np." + name + " (backend not yet bit-identical to NumPy)", node);
             ir::value_id out = m_builder->unary(*code, value_of(x, node));
             if (out == ir::no_id)
                 fail("np." + name + " on this dtype", node);
@@ -368,8 +366,8 @@ namespace specula::engine::converter
         if (name == "dot" || name == "matmul" || name == "outer")
         {
             ir::value_id a = value_of(arg(0), node), b = value_of(arg(1), node);
-            if (!backend_is_exact(ir::op::MATMUL, type_of(a).dims.rank(), type_of(b).dims.rank()))
-                fail("np." + name + " of matrices (backend not yet bit-identical to NumPy's BLAS)", node);
+            if (name != "outer")
+                check_product_operands(a, b, node);
             ir::value_id out = name == "dot" ? m_builder->dot(a, b)
                                : name == "matmul" ? m_builder->matmul(a, b) : m_builder->outer(a, b);
             if (out == ir::no_id)
@@ -580,8 +578,7 @@ namespace specula::engine::converter
             if (args.positional.size() != 1)
                 fail(".dot with these arguments", node);
             ir::value_id other = value_of(args.positional[0], node);
-            if (!backend_is_exact(ir::op::DOT, t.dims.rank(), type_of(other).dims.rank()))
-                fail(".dot of matrices (backend not yet bit-identical to NumPy's BLAS)", node);
+            check_product_operands(x, other, node);
             ir::value_id out = m_builder->dot(x, other);
             if (out == ir::no_id)
                 fail(".dot on these operands", node);
