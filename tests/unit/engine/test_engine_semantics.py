@@ -23,7 +23,7 @@ def test_simple_function_bit_identical(tmp_path):
         import numpy as np
         def f(x, y, s):
             z = np.maximum(x * s + y, 0.0) - np.sqrt(np.abs(x))
-            return z.sum(axis=0), z.mean(), z.T[1:3], np.where(z > 0.5, z, -1.0)
+            return z.sum(axis=0), z.mean(), z[1:3] * 2.0, np.where(z > 0.5, z, -1.0)
         rng = np.random.default_rng(1)
         x = rng.standard_normal((5, 7)); y = rng.standard_normal(7)
         for _ in range(4):
@@ -33,6 +33,23 @@ def test_simple_function_bit_identical(tmp_path):
     """ + REPORT)
     row = rows_of(proc)["f"]
     assert row["state"] == "compiled" and row["graph_runs"] == 4
+
+
+def test_returned_view_is_not_converted(tmp_path):
+    # NumPy returns views sharing y's memory (base, flags, strides): the graph
+    # cannot, so the function stays in CPython and says why.
+    proc = differential(tmp_path, """
+        import numpy as np
+        def split(x):
+            y = x * 2
+            return y, y[:2], y[2:]
+        x = np.arange(6.0)
+        for _ in range(4):
+            y, lo, hi = split(x)
+        print(lo.base is y, hi.base is y, lo.flags.owndata, np.shares_memory(lo, y))
+    """ + REPORT)
+    row = rows_of(proc)["split"]
+    assert row["state"] == "not_convertible" and "view" in row["reason"]
 
 
 def test_guard_miss_then_recompile_and_relax(tmp_path):
