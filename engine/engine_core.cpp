@@ -263,6 +263,16 @@ namespace specula::engine
         converter::converter conv(frame, rec.prof, m_whitelist, m_config);
         std::string diagnostic;
         std::shared_ptr<specialisation> spec = conv.convert(diagnostic);
+        std::unique_ptr<converter::converter> again;
+        if (!spec && rec.prof.pin_relaxed_ints())
+        {
+            // A relaxed int reached a use that needs its value (a range, an
+            // index, a branch, array arithmetic): specialise on it again.
+            again = std::make_unique<converter::converter>(frame, rec.prof, m_whitelist, m_config);
+            diagnostic.clear();
+            spec = again->convert(diagnostic);
+        }
+        const converter::converter& last = again ? *again : conv;
         if (!spec)
         {
             if (first)
@@ -271,7 +281,7 @@ namespace specula::engine
                 return frame_exit::run_default;
             }
             // Remember that calls like this one stay in CPython.
-            std::shared_ptr<specialisation> fallback = conv.partial();
+            std::shared_ptr<specialisation> fallback = last.partial();
             fallback->fallback_only = true;
             fallback->fallback_reason = diagnostic;
             fallback->globals = py::reinterpret_borrow<py::object>(frame.globals);

@@ -100,6 +100,17 @@ namespace specula::engine
             return overflow == 0 && v == g.int_value;
         }
 
+        bool check_int_range(const guard& g, PyObject* x)
+        {
+            if (!PyLong_CheckExact(x))
+            {
+                return false; // bool is a subclass: not exact
+            }
+            int overflow = 0;
+            long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
+            return overflow == 0 && v >= g.int_value && v <= g.int_hi;
+        }
+
         bool check_float(const guard& g, PyObject* x)
         {
             if (!PyFloat_CheckExact(x))
@@ -152,6 +163,8 @@ namespace specula::engine
             return check_array(*this, x, symbols);
         case guard_kind::int_value:
             return check_int(*this, x);
+        case guard_kind::int_range:
+            return check_int_range(*this, x);
         case guard_kind::float_value:
             return check_float(*this, x);
         case guard_kind::str_value:
@@ -178,6 +191,9 @@ namespace specula::engine
             return "array " + what + " changed dtype/shape/layout (now " + seen + ")";
         case guard_kind::int_value:
             return "value of " + what + " changed (was " + std::to_string(int_value) + ")";
+        case guard_kind::int_range:
+            return "int " + what + " outside [" + std::to_string(int_value) + ", " + std::to_string(int_hi) +
+                   "] (now " + seen + ")";
         case guard_kind::float_value:
         case guard_kind::str_value:
             return "value of " + what + " changed";
@@ -226,6 +242,17 @@ namespace specula::engine
         }
         g.writeable = writeable;
         g.c_contiguous = PyArray_IS_C_CONTIGUOUS(a);
+        g.what = std::move(what);
+        return g;
+    }
+
+    guard make_int_range_guard(int src, long long lo, long long hi, std::string what)
+    {
+        guard g;
+        g.kind = guard_kind::int_range;
+        g.src = src;
+        g.int_value = lo;
+        g.int_hi = hi;
         g.what = std::move(what);
         return g;
     }
@@ -316,7 +343,8 @@ namespace specula::engine
         auto line = [&](const guard& g)
         {
             static const char* names[] = {"type_is",     "identity",  "array_meta", "int_value",
-                                          "float_value", "str_value", "no_overlap", "distinct"};
+                                          "float_value", "str_value", "no_overlap", "distinct",
+                                          "int_range"};
             out << "  guard " << names[static_cast<int>(g.kind)] << " " << g.what;
             if (g.kind == guard_kind::array_meta)
             {

@@ -24,6 +24,7 @@ namespace specula::engine
         str_value,    // exact str equal to a value
         no_overlap,   // the memory of arrays `a` and `b` does not overlap
         distinct,     // `a` is not `b`
+        int_range,    // exact int (not bool) in [int_value, int_hi]: a relaxed int
     };
 
     inline constexpr int max_symbols = 16;
@@ -44,6 +45,7 @@ namespace specula::engine
         bool c_contiguous = true;
         // int/float values
         long long int_value = 0;
+        long long int_hi = 0; // int_range: upper bound
         std::uint64_t float_bits = 0;
         std::string what; // the source path, for explain()
         mutable std::int64_t failures = 0;
@@ -60,6 +62,7 @@ namespace specula::engine
     guard make_array_guard(int src, PyObject* array, const std::vector<int>& symbolic,
                            bool writeable, std::string what);
     guard make_value_guard(int src, PyObject* value, std::string what);
+    guard make_int_range_guard(int src, long long lo, long long hi, std::string what);
     guard make_no_overlap_guard(int a, int b, std::string what);
     guard make_distinct_guard(int a, int b, std::string what);
 

@@ -36,11 +36,21 @@ namespace specula::engine
             dims.assign(PyArray_DIMS(a), PyArray_DIMS(a) + PyArray_NDIM(a));
         }
         double fv = PyFloat_CheckExact(value) ? PyFloat_AS_DOUBLE(value) : 0.0;
+        long long iv = 0;
+        bool is_int = PyLong_CheckExact(value);
+        if (is_int)
+        {
+            int overflow = 0;
+            iv = PyLong_AsLongLongAndOverflow(value, &overflow);
+            is_int = overflow == 0;
+        }
         if (o.count > 0)
         {
             o.type_varies |= o.type != type;
             bool fv_changed = fv != o.float_value || (fv != fv);
             o.value_varies |= PyFloat_CheckExact(value) && fv_changed;
+            // A changed int becomes its type (DESIGN.md, relaxation).
+            o.value_varies |= is_int && o.is_int && iv != o.int_value;
             // A rank change (or a first value that was not an array) gives
             // no per-axis comparison: the shape itself varies, no dim is
             // relaxed, and the flags are re-sized to the current rank.
@@ -67,6 +77,8 @@ namespace specula::engine
         o.type = type;
         o.dims = dims;
         o.float_value = fv;
+        o.int_value = iv;
+        o.is_int = is_int;
         ++o.count;
     }
 
@@ -90,6 +102,21 @@ namespace specula::engine
     bool profile::value_relaxed(const std::string& path) const
     {
         auto it = m_observations.find(path);
-        return it != m_observations.end() && it->second.value_varies && !it->second.type_varies;
+        return it != m_observations.end() && it->second.value_varies && !it->second.type_varies &&
+               !it->second.pinned;
+    }
+
+    bool profile::pin_relaxed_ints()
+    {
+        bool any = false;
+        for (auto& [path, o] : m_observations)
+        {
+            if (o.is_int && o.value_varies && !o.type_varies && !o.pinned)
+            {
+                o.pinned = true;
+                any = true;
+            }
+        }
+        return any;
     }
 } // namespace specula::engine

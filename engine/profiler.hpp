@@ -21,8 +21,11 @@ namespace specula::engine
         std::vector<std::int64_t> dims;
         std::vector<bool> dim_varies;
         double float_value = 0.0;
+        long long int_value = 0;
         bool value_varies = false;
         bool type_varies = false;
+        bool is_int = false;
+        bool pinned = false; // value_varies is ignored
         int count = 0;
     };
 
@@ -36,6 +39,8 @@ namespace specula::engine
 
         bool dim_relaxed(const std::string& path, int axis) const;
         bool value_relaxed(const std::string& path) const;
+        // Ints whose relaxed conversion failed stay specialised on value.
+        bool pin_relaxed_ints();
         void clear() { m_observations.clear(); }
 
     private:

@@ -86,6 +86,10 @@ namespace specula::engine
             {
                 return PyFloat_FromDouble(b.element_as_double(0));
             }
+            if (s == surface::py_int)
+            {
+                return PyLong_FromLongLong(b.element_as_int(0));
+            }
             if (s == surface::py_bool)
             {
                 return PyBool_FromLong(b.element_as_int(0) != 0);
@@ -208,11 +212,19 @@ namespace specula::engine
         // Inputs: NumPy memory borrowed zero-copy (the arrays are kept alive by
         // the frame for the whole call), Python floats through a local double.
         std::vector<double> floats(spec.inputs.size());
+        std::vector<std::int64_t> ints(spec.inputs.size());
         std::vector<backends::buffer> inputs;
         inputs.reserve(spec.inputs.size());
         for (size_t k = 0; k < spec.inputs.size(); ++k)
         {
             PyObject* v = values[static_cast<size_t>(spec.inputs[k].src)];
+            if (spec.inputs[k].py_int)
+            {
+                // The int_range guard passed: it fits.
+                ints[k] = PyLong_AsLongLong(v);
+                inputs.push_back(backends::buffer::borrow(&ints[k], ir::dtype::int64, {}));
+                continue;
+            }
             if (spec.inputs[k].py_float)
             {
                 floats[k] = PyFloat_AS_DOUBLE(v);

@@ -26,6 +26,7 @@ namespace specula::engine
         np_scalar, // a NumPy scalar (0-d result of a ufunc or reduction)
         py_float,  // a Python float (Python float arithmetic)
         py_bool,   // a Python bool
+        py_int,    // a Python int (int64 in the graph, range-checked at conversion)
     };
 
     struct value_plan
@@ -68,6 +69,7 @@ namespace specula::engine
     {
         int src = -1;
         bool py_float = false;
+        bool py_int = false; // a relaxed Python int, fed as int64
     };
 
     struct specialisation

@@ -127,6 +127,25 @@ namespace specula::engine::converter
             m_spec->inputs.push_back({src, true});
             return new_array(in, surface::py_float);
         }
+        if (PyLong_CheckExact(object) && m_profile.value_relaxed(path))
+        {
+            int overflow = 0;
+            long long seen = PyLong_AsLongLongAndOverflow(object, &overflow);
+            if (overflow == 0 && seen >= relaxed_int_lo && seen <= relaxed_int_hi)
+            {
+                // A changing int becomes an int64 input; the range guard keeps
+                // every graph computation on it exact (python_int_binary).
+                m_spec->guards.add(make_int_range_guard(src, relaxed_int_lo, relaxed_int_hi, path));
+                ir::value_id in = m_builder->input({ir::dtype::int64, ir::shape{}}, path);
+                graph_input gi{src, false};
+                gi.py_int = true;
+                m_spec->inputs.push_back(gi);
+                cval r = new_array(in, surface::py_int);
+                m_arrays[static_cast<size_t>(r.arr)].int_lo = relaxed_int_lo;
+                m_arrays[static_cast<size_t>(r.arr)].int_hi = relaxed_int_hi;
+                return r;
+            }
+        }
         bool value_like = PyLong_CheckExact(object) || PyFloat_CheckExact(object) ||
                           PyBool_Check(object) || PyUnicode_CheckExact(object) || object == Py_None;
         if (value_like)

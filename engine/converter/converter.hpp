@@ -42,6 +42,10 @@ namespace specula::engine::converter
         int src = -1;     // the source array this entry *is* (writes become effects)
         int view_of = -1; // entry this one is a NumPy view of
         bool escaped = false; // stored, printed or returned: no in-place after this
+        // py_int: the values the graph may hold, so int arithmetic provably
+        // stays within int64 (Python ints never wrap).
+        std::int64_t int_lo = 0;
+        std::int64_t int_hi = 0;
     };
 
     // A converted Python value.
@@ -70,6 +74,11 @@ namespace specula::engine::converter
         c_like,     // a view whose strides are positive and in C order
         other,      // transposed, negative steps, an input that is not C-contiguous...
     };
+
+    // The range a relaxed Python int is guarded to: sums and products of a
+    // few such values provably stay inside int64.
+    inline constexpr std::int64_t relaxed_int_lo = -(std::int64_t{1} << 31);
+    inline constexpr std::int64_t relaxed_int_hi = (std::int64_t{1} << 31) - 1;
 
     struct call_args
     {
@@ -151,6 +160,8 @@ namespace specula::engine::converter
         call_args visit_args(py::handle node);
         cval binary(ir::op code, const cval& a, const cval& b, py::handle node);
         cval fold(py::handle node, const cval& a, const cval& b, const char* op);
+        cval python_int_binary(ir::op code, const cval& a, const cval& b, py::handle node);
+        ir::value_id as_float64(const cval& v, py::handle node);
         bool is_python_scalar(const cval& v) const;
 
         // numpy_calls.cpp

@@ -79,7 +79,7 @@ namespace specula::engine::converter
             return false;
         }
         surface s = m_arrays[static_cast<size_t>(v.arr)].surf;
-        return s == surface::py_float || s == surface::py_bool;
+        return s == surface::py_float || s == surface::py_bool || s == surface::py_int;
     }
 
     cval converter::visit_expr(py::handle node)
@@ -235,6 +235,101 @@ namespace specula::engine::converter
         }
     } // namespace
 
+    ir::value_id converter::as_float64(const cval& v, py::handle node)
+    {
+        if (v.k != cval::kind::array)
+        {
+            return scalar_constant(v, ir::dtype::float64, node);
+        }
+        const array_entry& e = m_arrays[static_cast<size_t>(v.arr)];
+        if (e.surf != surface::py_int)
+        {
+            return e.value;
+        }
+        // Python converts an int to the nearest float; exact below 2**53.
+        constexpr std::int64_t exact = std::int64_t{1} << 53;
+        if (e.int_lo < -exact || e.int_hi > exact)
+        {
+            fail("a Python int that may exceed 2**53 mixed with floats", node);
+        }
+        ir::value_id in = e.value;
+        return m_builder->cast(in, ir::dtype::float64);
+    }
+
+    cval converter::python_int_binary(ir::op code, const cval& a, const cval& b, py::handle node)
+    {
+        // Both operands are Python ints (relaxed inputs or literals). Exact
+        // Python semantics: only operations whose int64 result is provably
+        // the exact one, from the operands' ranges.
+        std::int64_t lo[2], hi[2];
+        ir::value_id v[2];
+        const cval* xs[2] = {&a, &b};
+        for (int i = 0; i < 2; ++i)
+        {
+            const cval& x = *xs[i];
+            if (x.k == cval::kind::constant)
+            {
+                PyObject* o = x.obj.ptr();
+                int overflow = 0;
+                long long c = PyLong_CheckExact(o) ? PyLong_AsLongLongAndOverflow(o, &overflow) : 0;
+                if (!PyLong_CheckExact(o) || overflow != 0)
+                {
+                    fail("Python int arithmetic with this operand", node);
+                }
+                lo[i] = hi[i] = c;
+                v[i] = scalar_constant(x, ir::dtype::int64, node);
+                continue;
+            }
+            const array_entry& e = m_arrays[static_cast<size_t>(x.arr)];
+            if (e.surf != surface::py_int)
+            {
+                fail("Python int arithmetic with a bool", node);
+            }
+            lo[i] = e.int_lo;
+            hi[i] = e.int_hi;
+            v[i] = e.value;
+        }
+        if (is_comparison(code))
+        {
+            return new_array(m_builder->binary(code, v[0], v[1]), surface::py_bool);
+        }
+        __int128 r_lo = 0, r_hi = 0;
+        switch (code)
+        {
+        case ir::op::ADD:
+            r_lo = static_cast<__int128>(lo[0]) + lo[1];
+            r_hi = static_cast<__int128>(hi[0]) + hi[1];
+            break;
+        case ir::op::SUB:
+            r_lo = static_cast<__int128>(lo[0]) - hi[1];
+            r_hi = static_cast<__int128>(hi[0]) - lo[1];
+            break;
+        case ir::op::MUL:
+        {
+            __int128 p[4] = {static_cast<__int128>(lo[0]) * lo[1], static_cast<__int128>(lo[0]) * hi[1],
+                             static_cast<__int128>(hi[0]) * lo[1], static_cast<__int128>(hi[0]) * hi[1]};
+            r_lo = r_hi = p[0];
+            for (__int128 q : p)
+            {
+                r_lo = q < r_lo ? q : r_lo;
+                r_hi = q > r_hi ? q : r_hi;
+            }
+            break;
+        }
+        default:
+            fail(std::string("Python int operator ") + python_name(code) + " on a relaxed int", node);
+        }
+        constexpr __int128 limit = static_cast<__int128>(1) << 62;
+        if (r_lo < -limit || r_hi > limit)
+        {
+            fail("Python int arithmetic that may outgrow 64 bits", node);
+        }
+        cval out = new_array(m_builder->binary(code, v[0], v[1]), surface::py_int);
+        m_arrays[static_cast<size_t>(out.arr)].int_lo = static_cast<std::int64_t>(r_lo);
+        m_arrays[static_cast<size_t>(out.arr)].int_hi = static_cast<std::int64_t>(r_hi);
+        return out;
+    }
+
     cval converter::binary(ir::op code, const cval& a, const cval& b, py::handle node)
     {
         if (a.k == cval::kind::constant && b.k == cval::kind::constant)
@@ -256,6 +351,22 @@ namespace specula::engine::converter
             }
         }
         bool python_semantics = is_python_scalar(a) && is_python_scalar(b);
+        auto surf_of = [&](const cval& x)
+        { return x.k == cval::kind::array ? m_arrays[static_cast<size_t>(x.arr)].surf : surface::ndarray; };
+        bool has_int = surf_of(a) == surface::py_int || surf_of(b) == surface::py_int;
+        if (has_int && !python_semantics)
+        {
+            fail("a relaxed Python int in array arithmetic (NumPy's dtype would depend on its value)", node);
+        }
+        auto is_float_operand = [&](const cval& x)
+        {
+            return surf_of(x) == surface::py_float ||
+                   (x.k == cval::kind::constant && PyFloat_CheckExact(x.obj.ptr()));
+        };
+        if (has_int && !is_float_operand(a) && !is_float_operand(b))
+        {
+            return python_int_binary(code, a, b, node);
+        }
         if (python_semantics)
         {
             // Python float arithmetic is IEEE double arithmetic, as float64's.
@@ -267,13 +378,13 @@ namespace specula::engine::converter
             }
             for (const cval* x : {&a, &b})
             {
-                if (x->k == cval::kind::array && m_arrays[static_cast<size_t>(x->arr)].surf != surface::py_float)
+                if (x->k == cval::kind::array && m_arrays[static_cast<size_t>(x->arr)].surf == surface::py_bool)
                 {
                     fail("Python bool arithmetic on array data", node);
                 }
             }
-            ir::value_id va = a.k == cval::kind::array ? value_of(a, node) : scalar_constant(a, ir::dtype::float64, node);
-            ir::value_id vb = b.k == cval::kind::array ? value_of(b, node) : scalar_constant(b, ir::dtype::float64, node);
+            ir::value_id va = as_float64(a, node);
+            ir::value_id vb = as_float64(b, node);
             if (code == ir::op::DIV)
             {
                 // Python raises ZeroDivisionError where NumPy gives inf: exit.
@@ -386,6 +497,18 @@ namespace specula::engine::converter
         }
         const array_entry& e = m_arrays[static_cast<size_t>(x.arr)];
         ir::value_id v = e.value;
+        if (op == "USub" && e.surf == surface::py_int)
+        {
+            std::int64_t lo = -e.int_hi, hi = -e.int_lo; // ranges are far inside int64
+            cval out = new_array(m_builder->unary(ir::op::NEG, v), surface::py_int);
+            m_arrays[static_cast<size_t>(out.arr)].int_lo = lo;
+            m_arrays[static_cast<size_t>(out.arr)].int_hi = hi;
+            return out;
+        }
+        if (e.surf == surface::py_int)
+        {
+            fail("unary " + op + " on a relaxed Python int", node);
+        }
         if (op == "USub")
         {
             if (type_of(v).elem == ir::dtype::bool_)

@@ -467,7 +467,7 @@ namespace specula::engine::converter
         ir::value_id x = value_of(self, node);
         const ir::value_type& t = type_of(x);
         const array_entry& e = m_arrays[static_cast<size_t>(self.arr)];
-        if (e.surf == surface::py_float || e.surf == surface::py_bool)
+        if (e.surf == surface::py_float || e.surf == surface::py_bool || e.surf == surface::py_int)
         {
             fail("attribute ." + name + " of a Python scalar", node);
         }
@@ -727,6 +727,7 @@ namespace specula::engine::converter
                 std::string dt(ir::dtype_name(type_of(e.value).elem));
                 sample = e.surf == surface::ndarray   ? np.attr("zeros")(0, dt)
                          : e.surf == surface::py_float ? py::object(py::float_(0.0))
+                         : e.surf == surface::py_int   ? py::object(py::int_(0))
                          : e.surf == surface::py_bool  ? py::object(py::bool_(false))
                                                        : np.attr("dtype")(dt).attr("type")(0);
             }
@@ -744,6 +745,8 @@ namespace specula::engine::converter
         if (name == "abs" && p.size() == 1 && p[0].k == cval::kind::array)
         {
             const array_entry& e = m_arrays[static_cast<size_t>(p[0].arr)];
+            if (e.surf == surface::py_int)
+                fail("abs of a relaxed Python int", node);
             return new_array(m_builder->unary(ir::op::ABS, e.value), e.surf);
         }
         fail("builtin " + name + " on array data", node);
