@@ -1,5 +1,6 @@
 #include "kernel/interpreter.hpp"
 
+#include <csignal>
 #include <optional>
 #include <utility>
 
@@ -19,6 +20,12 @@ namespace specula::kernel
         // A SIGINT that reached Python's handler after the cell's last
         // bytecode has tripped CPython's flag; clear it so that it does not
         // surface as a KeyboardInterrupt in the next cell. Requires the GIL.
+        // Called from the SIGINT handler on the shell thread during a cell.
+        void interrupt_python()
+        {
+            PyErr_SetInterruptEx(SIGINT);
+        }
+
         void discard_tripped_interrupt()
         {
             if (PyErr_CheckSignals() != 0)
@@ -91,6 +98,7 @@ namespace specula::kernel
         install_display_flush();
         track_cell_names(m_ipython_shell, m_cell_names);
         register_specula_magic(m_ipython_shell, m_cell_names);
+        install_sigint_handler(interrupt_python);
         m_python_version = py::str(py::module_::import("platform").attr("python_version")());
         m_engine = std::make_unique<engine::engine>(m_ipython_shell);
         m_output.start_timer();

@@ -8,8 +8,22 @@ namespace specula::kernel
     // jupyter_client sends one too) it must do nothing. A SIGINT that reaches
     // a thread blocked in zmq makes the poll fail with EINTR and xeus abort.
     //
-    // So SIGINT is blocked in every thread, from before the first thread is
-    // created, and opened only on the shell thread for the span of a cell.
+    // So SIGINT is blocked in every thread we create, from before the first
+    // one exists, and opened only on the shell thread for the span of a cell.
+    //
+    // Threads we do not create escape that: OpenBLAS starts its workers from a
+    // library constructor before main(), and threads started inside a cell
+    // inherit the cell's open mask. A SIGINT the OS hands to one of them must
+    // neither trip Python's flag while idle (a spurious KeyboardInterrupt in
+    // the next cell) nor be lost during a cell (time.sleep on the shell thread
+    // must wake). install_sigint_handler() routes it: forwarded to the shell
+    // thread while a cell runs, dropped otherwise.
+
+    // Installs the process-wide SIGINT handler. `interrupt` is called on the
+    // shell thread, from the signal handler, while a cell runs; it must be
+    // async-signal-safe (PyErr_SetInterruptEx is). Call on the shell thread,
+    // after Python has installed its own handlers.
+    void install_sigint_handler(void (*interrupt)());
 
     // Blocks SIGINT in the calling thread; threads created later inherit it.
     // Call first thing in main().

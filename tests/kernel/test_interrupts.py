@@ -103,3 +103,20 @@ def test_restart_gives_a_fresh_working_kernel():
         assert outputs(messages, "execute_result")[0]["data"]["text/plain"] == "2"
     finally:
         stop_kernel(km, kc)
+
+
+def test_idle_interrupts_with_threads_started_in_cells(kernel):
+    # Threads started inside a cell (and OpenBLAS's workers) may have SIGINT
+    # unblocked; an idle interrupt the OS hands to them must not surface as a
+    # KeyboardInterrupt in the next cell, and a busy one must still land.
+    km, kc = kernel
+    execute(kc, "import threading, time\nimport numpy as np\n"
+                "worker = threading.Thread(target=time.sleep, args=(60,), daemon=True)\n"
+                "worker.start()\nnp.ones((200, 200)) @ np.ones((200, 200))")
+    for _ in range(5):
+        km.interrupt_kernel()
+        time.sleep(0.1)
+    content, messages = execute(kc, "import time\ntime.sleep(0.3)\n'calm'")
+    assert content["status"] == "ok"
+    content, _, _ = interrupt_running(km, kc, "import time\ntime.sleep(600)")
+    assert content["ename"] == "KeyboardInterrupt"

@@ -1,4 +1,7 @@
+#include <atomic>
+#include <chrono>
 #include <csignal>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <pthread.h>
@@ -75,4 +78,64 @@ TEST(sigint_gate, shield_defers_delivery_until_it_ends)
     }
     EXPECT_EQ(g_delivered, 1);
     EXPECT_FALSE(sk::sigint_blocked());
+}
+
+namespace
+{
+    std::atomic<int> g_interrupts{0};
+
+    void count_interrupt()
+    {
+        g_interrupts.fetch_add(1);
+    }
+
+    // Sends SIGINT to a thread that has it unblocked (as OpenBLAS's workers
+    // do) and waits for that thread to have handled it.
+    void sigint_to_foreign_thread()
+    {
+        std::thread foreign(
+            []
+            {
+                sigset_t set;
+                sigemptyset(&set);
+                sigaddset(&set, SIGINT);
+                pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+                pthread_kill(pthread_self(), SIGINT);
+            });
+        foreign.join();
+    }
+
+    bool wait_for_interrupts(int count)
+    {
+        for (int i = 0; i < 1000 && g_interrupts.load() < count; ++i)
+        {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        return g_interrupts.load() == count;
+    }
+} // namespace
+
+TEST(sigint_gate, foreign_thread_sigint_is_dropped_while_idle)
+{
+    sigint_handler_scope restore;
+    sk::block_sigint();
+    sk::install_sigint_handler(count_interrupt);
+    g_interrupts = 0;
+    sigint_to_foreign_thread();
+    EXPECT_FALSE(sk::discard_pending_sigint());
+    EXPECT_EQ(g_interrupts.load(), 0);
+}
+
+TEST(sigint_gate, foreign_thread_sigint_reaches_the_shell_thread_during_a_cell)
+{
+    sigint_handler_scope restore;
+    sk::block_sigint();
+    sk::install_sigint_handler(count_interrupt);
+    g_interrupts = 0;
+    {
+        sk::sigint_window window;
+        sigint_to_foreign_thread();
+        EXPECT_TRUE(wait_for_interrupts(1));
+    }
+    EXPECT_EQ(g_interrupts.load(), 1);
 }
