@@ -45,13 +45,19 @@ namespace specula::engine
         }
     } // namespace
 
-    config parse_config(const char* engine, const char* threshold, const char* dump)
+    config parse_config(const char* engine, const char* threshold, const char* dump,
+                        const char* cost_check)
     {
         config c;
         if (engine != nullptr)
         {
             std::string v = lowered(engine);
             c.enabled = !(v == "off" || v == "0" || v == "false" || v == "no");
+        }
+        if (cost_check != nullptr)
+        {
+            std::string v = lowered(cost_check);
+            c.cost_check = !(v == "off" || v == "0" || v == "false" || v == "no");
         }
         if (threshold != nullptr)
         {
@@ -67,6 +73,6 @@ namespace specula::engine
     config config_from_environment()
     {
         return parse_config(std::getenv("SPECULA_ENGINE"), std::getenv("SPECULA_THRESHOLD"),
-                            std::getenv("SPECULA_DUMP"));
+                            std::getenv("SPECULA_DUMP"), std::getenv("SPECULA_COST_CHECK"));
     }
 } // namespace specula::engine

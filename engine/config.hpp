@@ -25,14 +25,25 @@ namespace specula::engine
         int dropped_specs_to_blacklist = 4;
         int max_unrolled_statements = 4096;
         dump_flags dump;               // SPECULA_DUMP=ir,guards,exits,cache
+        // The cost check (SPECULA_COST_CHECK=off disables it): after
+        // `cost_check_runs` timed graph runs, a region whose fastest graph call
+        // is not below `cost_margin` x its fastest CPython call goes back to
+        // CPython for good. Regions whose CPython calls take less than
+        // `cost_floor_s` are not judged: there the clock's noise and the hook's
+        // own overhead are as large as the difference, and the loss is tiny.
+        bool cost_check = true;
+        int cost_check_runs = 5;
+        double cost_margin = 0.95;
+        double cost_floor_s = 50e-6;
 
         // Profiling calls after the cold ones: threshold 0 means "as early as
         // possible", so the first call is observed and compiled at once.
         int effective_profiling_calls() const { return threshold == 0 ? 1 : profiling_calls; }
     };
 
-    // Parses the three variables; a value that cannot be parsed keeps the default.
+    // Parses the variables; a value that cannot be parsed keeps the default.
     // Null pointers mean "unset".
-    config parse_config(const char* engine, const char* threshold, const char* dump);
+    config parse_config(const char* engine, const char* threshold, const char* dump,
+                        const char* cost_check = nullptr);
     config config_from_environment();
 } // namespace specula::engine

@@ -1,5 +1,6 @@
 #include "engine/engine_core.hpp"
 
+#include <chrono>
 #include <iostream>
 
 #include "engine/converter/converter.hpp"
@@ -56,7 +57,8 @@ namespace specula::engine
             }
             m_loaded = true;
         }
-        if (!frame_hook::install({&engine_core::classify, &engine_core::enter, &engine_core::release}))
+        if (!frame_hook::install({&engine_core::classify, &engine_core::enter,
+                                  &engine_core::release, &engine_core::ran_default}))
         {
             return false;
         }
@@ -121,6 +123,11 @@ namespace specula::engine
         slot->countdown = never_again;
     }
 
+    void engine_core::ran_default(hook_slot* slot, double seconds)
+    {
+        static_cast<region_record*>(slot->owner)->r->record_cpython_time(seconds);
+    }
+
     frame_exit engine_core::enter(hook_slot* slot, const frame_hook::frame_view& frame, PyObject** result)
     {
         auto* rec = static_cast<region_record*>(slot->owner);
@@ -168,6 +175,14 @@ namespace specula::engine
                                          PyObject** result)
     {
         region& r = *rec.r;
+        if (r.wants_cpython_sample())
+        {
+            // Always correct; the hook times it for the cost check.
+            return frame_exit::run_default;
+        }
+        // The whole speculative path is timed (guards, inputs, run, commit,
+        // return value): that is what replaces the CPython call.
+        auto start = std::chrono::steady_clock::now();
         auto& specs = r.specialisations();
         guard_failure first_failure;
         std::vector<PyObject*> values;
@@ -201,6 +216,12 @@ namespace specula::engine
             case run_outcome::done:
                 r.record_graph_run();
                 ++spec->runs;
+                if (r.record_graph_time(
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) &&
+                    m_config.dump.exits)
+                {
+                    std::cerr << "specula: " << r.name() << ": " << *r.reason() << "\n";
+                }
                 return frame_exit::run_compiled;
             case run_outcome::assert_exit:
             {
@@ -333,6 +354,8 @@ namespace specula::engine
             d["guard_misses"] = r.counters().guard_misses;
             d["assert_failures"] = r.counters().assert_failures;
             d["reason"] = r.reason() ? py::object(py::str(*r.reason())) : py::object(py::none());
+            d["time_graph_s"] = r.timing().graph_s;
+            d["time_cpython_s"] = r.timing().cpython_s;
             out.append(d);
         }
         return out;

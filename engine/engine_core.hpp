@@ -51,6 +51,7 @@ namespace specula::engine
         static frame_hook::frame_exit enter(hook_slot* slot, const frame_hook::frame_view& frame,
                                             PyObject** result);
         static void release(hook_slot* slot);
+        static void ran_default(hook_slot* slot, double seconds);
 
         bool is_library(const std::string& file) const;
         frame_hook::frame_exit on_enter(region_record& rec, const frame_hook::frame_view& frame,

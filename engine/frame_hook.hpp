@@ -36,6 +36,10 @@ namespace specula::engine::frame_hook
         frame_exit (*enter)(hook_slot* slot, const frame_view& frame, PyObject** result);
         // The code object holding this slot was freed.
         void (*release)(hook_slot* slot);
+        // `enter` answered run_default and CPython took `seconds` (wall
+        // clock) to evaluate the frame; the exception state is CPython's, so
+        // this must not touch Python. May be null.
+        void (*ran_default)(hook_slot* slot, double seconds) = nullptr;
     };
 
     // Requires the GIL. Returns false (with a Python exception set) when the

@@ -1,5 +1,6 @@
 #include "engine/region.hpp"
 
+#include <cstdio>
 #include <utility>
 
 namespace specula::engine
@@ -105,5 +106,58 @@ namespace specula::engine
     {
         ++m_counters.fallbacks;
         blacklist("internal error: " + what);
+    }
+
+    void region::record_cpython_time(double seconds)
+    {
+        if (m_timing.cpython_calls == 0 || seconds < m_timing.cpython_min_s)
+        {
+            m_timing.cpython_min_s = seconds;
+        }
+        ++m_timing.cpython_calls;
+        m_timing.cpython_s += seconds;
+    }
+
+    bool region::wants_cpython_sample() const
+    {
+        return m_config.cost_check && !m_cost_checked && m_state == region_state::compiled &&
+               m_timing.cpython_calls == 0 && m_timing.graph_calls >= m_config.cost_check_runs;
+    }
+
+    bool region::record_graph_time(double seconds)
+    {
+        if (m_timing.graph_calls == 0 || seconds < m_timing.graph_min_s)
+        {
+            m_timing.graph_min_s = seconds;
+        }
+        ++m_timing.graph_calls;
+        m_timing.graph_s += seconds;
+        if (!m_config.cost_check || m_cost_checked || m_state != region_state::compiled ||
+            m_timing.graph_calls < m_config.cost_check_runs)
+        {
+            return false;
+        }
+        if (m_timing.cpython_calls == 0)
+        {
+            // Graph calls under the floor need no CPython sample: either
+            // CPython is slower still, or it is under the floor and not judged.
+            m_cost_checked = m_timing.graph_min_s < m_config.cost_floor_s;
+            return false;
+        }
+        // Decided once: later calls cost nothing, and a region keeps its
+        // verdict instead of flapping with the machine's load. Minima, because
+        // noise only ever adds time.
+        m_cost_checked = true;
+        if (m_timing.cpython_min_s < m_config.cost_floor_s ||
+            m_timing.graph_min_s <= m_config.cost_margin * m_timing.cpython_min_s)
+        {
+            return false;
+        }
+        char text[160];
+        std::snprintf(text, sizeof text,
+                      "graph slower than CPython (graph %.3g ms vs CPython %.3g ms per call)",
+                      m_timing.graph_min_s * 1e3, m_timing.cpython_min_s * 1e3);
+        blacklist(text);
+        return true;
     }
 } // namespace specula::engine

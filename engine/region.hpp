@@ -39,6 +39,17 @@ namespace specula::engine
         std::int64_t dropped_specialisations = 0;
     };
 
+    // Wall-clock time of the region's calls, for the cost check and the report.
+    struct region_timing
+    {
+        double cpython_s = 0.0; // total of the timed CPython calls
+        std::int64_t cpython_calls = 0;
+        double cpython_min_s = 0.0; // the fastest (the least disturbed) of them
+        double graph_s = 0.0;       // total of the graph calls (guards to return)
+        std::int64_t graph_calls = 0;
+        double graph_min_s = 0.0;
+    };
+
     class region
     {
     public:
@@ -77,6 +88,18 @@ namespace specula::engine
         // An engine bug or backend failure: never retried.
         void record_internal_error(const std::string& what);
 
+        const region_timing& timing() const { return m_timing; }
+        // A call that CPython evaluated after the engine saw it.
+        void record_cpython_time(double seconds);
+        // A graph call that completed. Runs the cost check once enough graph
+        // calls were timed: returns true when the region was blacklisted
+        // because its graphs do not beat CPython.
+        bool record_graph_time(double seconds);
+        // The cost check is due but no CPython call was timed yet (threshold
+        // 0 compiles on the first call): the next call should run in CPython
+        // to be measured.
+        bool wants_cpython_sample() const;
+
         mru_list<std::shared_ptr<specialisation>>& specialisations() { return m_specs; }
 
     private:
@@ -89,6 +112,8 @@ namespace specula::engine
         region_state m_state = region_state::cold;
         std::optional<std::string> m_reason;
         region_counters m_counters;
+        region_timing m_timing;
+        bool m_cost_checked = false;
         bool m_ever_hot = false;
         bool m_code_alive = true;
         mru_list<std::shared_ptr<specialisation>> m_specs;

@@ -39,3 +39,11 @@ TEST(engine_config, dump_list)
     EXPECT_FALSE(c.dump.guards);
     EXPECT_TRUE(parse_config(nullptr, nullptr, "all").dump.cache);
 }
+
+TEST(engine_config, cost_check_knob)
+{
+    EXPECT_TRUE(parse_config(nullptr, nullptr, nullptr).cost_check);
+    EXPECT_FALSE(parse_config(nullptr, nullptr, nullptr, "off").cost_check);
+    EXPECT_FALSE(parse_config(nullptr, nullptr, nullptr, "0").cost_check);
+    EXPECT_TRUE(parse_config(nullptr, nullptr, nullptr, "on").cost_check);
+}

@@ -171,3 +171,37 @@ def test_python_scalars_stay_python(tmp_path):
         for lr in (0.5, 0.25, 0.125):
             print(repr(f(np.ones(3), lr, 4)))
     """)
+
+
+# Eight slices of a large array: NumPy's slices are free views, the graph's
+# backend copies them, so the graph is clearly slower than CPython.
+SLOW_GRAPH = """
+        import numpy as np
+        def f(u):
+            s = (u[1:-1, 1:-1] + u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2]
+                 + u[2:, 2:] + u[:-2, :-2] + u[2:, :-2] + u[:-2, 2:])
+            return s.max()
+        u = np.random.default_rng(3).standard_normal((1200, 1200))
+        for _ in range(12):
+            r = f(u)
+        print(np.float64(r).tobytes().hex())
+"""
+
+
+def test_graph_slower_than_cpython_goes_back_to_cpython(tmp_path):
+    # The verdict depends on the machine's clock, never on a timed assertion
+    # here: the margin (slice copies vs free views) is large.
+    proc = differential(tmp_path, SLOW_GRAPH + REPORT)
+    row = rows_of(proc)["f"]
+    assert row["state"] == "blacklisted", row
+    assert row["reason"].startswith("graph slower than CPython (graph "), row
+    assert row["graph_runs"] >= 5
+    assert row["time_graph_s"] > 0 and row["time_cpython_s"] > 0
+
+
+def test_cost_check_off_keeps_the_graph(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPECULA_COST_CHECK", "off")
+    proc = differential(tmp_path, SLOW_GRAPH + REPORT)
+    row = rows_of(proc)["f"]
+    assert row["state"] == "compiled" and row["graph_runs"] == 12, row
+    assert row["time_cpython_s"] == 0
