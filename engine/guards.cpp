@@ -173,6 +173,8 @@ namespace specula::engine
             return values[other] != nullptr && !arrays_overlap(x, values[other]);
         case guard_kind::distinct:
             return x != values[other];
+        case guard_kind::length:
+            return (PyList_CheckExact(x) || PyTuple_CheckExact(x)) && Py_SIZE(x) == int_value;
         }
         return false;
     }
@@ -201,6 +203,12 @@ namespace specula::engine
             return "arrays alias: " + what;
         case guard_kind::distinct:
             return "objects alias: " + what;
+        case guard_kind::length:
+            return "length of " + what + " changed (was " + std::to_string(int_value) +
+                   (x != nullptr && (PyList_Check(x) || PyTuple_Check(x))
+                        ? ", now " + std::to_string(Py_SIZE(x))
+                        : std::string()) +
+                   ")";
         }
         return what;
     }
@@ -253,6 +261,16 @@ namespace specula::engine
         g.src = src;
         g.int_value = lo;
         g.int_hi = hi;
+        g.what = std::move(what);
+        return g;
+    }
+
+    guard make_length_guard(int src, long long length, std::string what)
+    {
+        guard g;
+        g.kind = guard_kind::length;
+        g.src = src;
+        g.int_value = length;
         g.what = std::move(what);
         return g;
     }
@@ -344,8 +362,12 @@ namespace specula::engine
         {
             static const char* names[] = {"type_is",     "identity",  "array_meta", "int_value",
                                           "float_value", "str_value", "no_overlap", "distinct",
-                                          "int_range"};
+                                          "int_range",   "length"};
             out << "  guard " << names[static_cast<int>(g.kind)] << " " << g.what;
+            if (g.kind == guard_kind::length)
+            {
+                out << " == " << g.int_value;
+            }
             if (g.kind == guard_kind::array_meta)
             {
                 out << " dims=(";

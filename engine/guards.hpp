@@ -16,15 +16,16 @@ namespace specula::engine
 
     enum class guard_kind
     {
-        type_is,      // type(x) is T (exactly)
-        identity,     // x is O (functions, modules, None, bools, module attributes)
-        array_meta,   // exact ndarray: dtype, rank, dims (static or symbolic), layout
-        int_value,    // exact int equal to a value that fits in 64 bits
-        float_value,  // exact float with the same bits
-        str_value,    // exact str equal to a value
-        no_overlap,   // the memory of arrays `a` and `b` does not overlap
-        distinct,     // `a` is not `b`
-        int_range,    // exact int (not bool) in [int_value, int_hi]: a relaxed int
+        type_is,     // type(x) is T (exactly)
+        identity,    // x is O (functions, modules, None, bools, module attributes)
+        array_meta,  // exact ndarray: dtype, rank, dims (static or symbolic), layout
+        int_value,   // exact int equal to a value that fits in 64 bits
+        float_value, // exact float with the same bits
+        str_value,   // exact str equal to a value
+        no_overlap,  // the memory of arrays `a` and `b` does not overlap
+        distinct,    // `a` is not `b`
+        int_range,   // exact int (not bool) in [int_value, int_hi]: a relaxed int
+        length,      // exact list/tuple with int_value items (unpacking, iteration)
     };
 
     inline constexpr int max_symbols = 16;
@@ -63,6 +64,9 @@ namespace specula::engine
                            bool writeable, std::string what);
     guard make_value_guard(int src, PyObject* value, std::string what);
     guard make_int_range_guard(int src, long long lo, long long hi, std::string what);
+    // A list can change length between calls (and a different tuple can be
+    // passed): unpacking and unrolled iteration assumed this many items.
+    guard make_length_guard(int src, long long length, std::string what);
     guard make_no_overlap_guard(int a, int b, std::string what);
     guard make_distinct_guard(int a, int b, std::string what);
 

@@ -146,7 +146,8 @@ namespace specula::engine::converter
         void assign_subscript(py::handle target, const cval& value);
         void write_array(int arr, ir::value_id v, py::handle node);
         void visit_print(const call_args& args, py::handle node);
-        std::vector<cval> iteration_items(py::handle iter);
+        std::vector<cval> iteration_items(py::handle iter, cval& seq);
+        std::vector<cval> sequence_items(const cval& seq, py::handle node);
 
         // expressions.cpp
         cval visit_expr(py::handle node);
@@ -156,6 +157,7 @@ namespace specula::engine::converter
         cval visit_compare(py::handle node);
         cval visit_boolop(py::handle node);
         cval visit_subscript(py::handle node);
+        cval read_item(const cval& container, const py::object& key, py::handle node);
         cval visit_call(py::handle node);
         call_args visit_args(py::handle node);
         cval binary(ir::op code, const cval& a, const cval& b, py::handle node);
@@ -192,6 +194,7 @@ namespace specula::engine::converter
         std::vector<array_entry> m_arrays;
         std::map<int, int> m_array_of_source;     // source -> array entry
         std::map<std::string, cval> m_heap_writes; // "self.h", "G[x]" -> value written
+        std::set<int> m_length_guarded;            // list/tuple sources with a length guard
         std::set<int> m_written_sources;           // arrays written in place
         std::set<int> m_setattr_sources;           // objects given attributes
         std::map<int, int> m_output_of_array;      // array entry -> output slot

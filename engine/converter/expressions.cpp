@@ -587,6 +587,46 @@ namespace specula::engine::converter
         return current;
     }
 
+    // An item of a list/tuple/dict source, read through an item source so the
+    // guards re-read it at every call (arg -> item 0 -> item 1).
+    cval converter::read_item(const cval& container, const py::object& key, py::handle node)
+    {
+        PyObject* c = container.k == cval::kind::object ? container.obj.ptr() : nullptr;
+        if (c == nullptr ||
+            !(PyDict_CheckExact(c) || PyList_CheckExact(c) || PyTuple_CheckExact(c)))
+        {
+            fail("indexing this object", node);
+        }
+        std::string path =
+            m_spec->sources[container.src].path + "[" + std::string(py::str(py::repr(key))) + "]";
+        auto written = m_heap_writes.find(path);
+        if (written != m_heap_writes.end())
+        {
+            return written->second;
+        }
+        source s{source_kind::item, container.src, 0, key, path};
+        if (!PyDict_CheckExact(c))
+        {
+            if (!PyLong_CheckExact(key.ptr()) || PyLong_AsLongLong(key.ptr()) < 0)
+            {
+                fail("list index that is not a non-negative int", node);
+            }
+            s.index = static_cast<int>(PyLong_AsLongLong(key.ptr()));
+            // The length decides whether the item exists: guard it through
+            // the item's own guard (a missing item fails resolution).
+        }
+        int src = m_spec->sources.add(s);
+        owned_refs owned;
+        std::vector<PyObject*> values(static_cast<size_t>(m_spec->sources.size()), nullptr);
+        values[static_cast<size_t>(container.src)] = c;
+        PyObject* item = m_spec->sources.resolve(src, m_frame, values, owned);
+        if (item == nullptr)
+        {
+            fail("missing item " + path, node);
+        }
+        return read_source(src, item);
+    }
+
     cval converter::visit_subscript(py::handle node)
     {
         cval container = visit_expr(node.attr("value"));
@@ -613,39 +653,7 @@ namespace specula::engine::converter
             {
                 return fold(node, container, key, "getitem");
             }
-            PyObject* c = container.k == cval::kind::object ? container.obj.ptr() : nullptr;
-            if (c == nullptr || !(PyDict_CheckExact(c) || PyList_CheckExact(c) || PyTuple_CheckExact(c)))
-            {
-                fail("indexing this object", node);
-            }
-            std::string path = m_spec->sources[container.src].path + "[" +
-                               std::string(py::str(py::repr(key.obj))) + "]";
-            auto written = m_heap_writes.find(path);
-            if (written != m_heap_writes.end())
-            {
-                return written->second;
-            }
-            source s{source_kind::item, container.src, 0, key.obj, path};
-            if (!PyDict_CheckExact(c))
-            {
-                if (!PyLong_CheckExact(key.obj.ptr()) || PyLong_AsLongLong(key.obj.ptr()) < 0)
-                {
-                    fail("list index that is not a non-negative int", node);
-                }
-                s.index = static_cast<int>(PyLong_AsLongLong(key.obj.ptr()));
-                // The length decides whether the item exists: guard it through
-                // the item's own guard (a missing item fails resolution).
-            }
-            int src = m_spec->sources.add(s);
-            owned_refs owned;
-            std::vector<PyObject*> values(static_cast<size_t>(m_spec->sources.size()), nullptr);
-            values[static_cast<size_t>(container.src)] = c;
-            PyObject* item = m_spec->sources.resolve(src, m_frame, values, owned);
-            if (item == nullptr)
-            {
-                fail("missing item " + path, node);
-            }
-            return read_source(src, item);
+            return read_item(container, key.obj, node);
         }
         // Array basic indexing: ints, slices with constant bounds, None.
         std::vector<py::handle> parts;

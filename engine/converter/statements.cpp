@@ -107,13 +107,25 @@ namespace specula::engine::converter
         if (kind == "Tuple" || kind == "List")
         {
             py::list elts = target.attr("elts");
-            if (value.k != cval::kind::tuple || value.items.size() != py::len(elts))
+            for (py::handle e : elts)
             {
-                fail("unpacking of this value", target);
+                if (node_type(e) == "Starred")
+                {
+                    fail("starred assignment target (a, *rest = ...)", e);
+                }
             }
-            for (size_t i = 0; i < value.items.size(); ++i)
+            // Python reads every item before binding any target, and raises
+            // ValueError on a count mismatch (CPython then runs the call).
+            std::vector<cval> items = sequence_items(value, target);
+            if (items.size() != py::len(elts))
             {
-                assign_to(elts[i], value.items[i]);
+                fail("unpacking " + std::to_string(items.size()) + " values into " +
+                         std::to_string(py::len(elts)) + " targets",
+                     target);
+            }
+            for (size_t i = 0; i < items.size(); ++i)
+            {
+                assign_to(elts[i], items[i]);
             }
             return;
         }
@@ -367,14 +379,57 @@ namespace specula::engine::converter
         add_assert(cond, "assert at " + where(node));
     }
 
-    std::vector<cval> converter::iteration_items(py::handle iter)
+    std::vector<cval> converter::iteration_items(py::handle iter, cval& seq)
     {
-        cval seq = visit_expr(iter);
+        seq = visit_expr(iter);
+        if (seq.k == cval::kind::tuple ||
+            (seq.k == cval::kind::object &&
+             (PyList_CheckExact(seq.obj.ptr()) || PyTuple_CheckExact(seq.obj.ptr()))))
+        {
+            return sequence_items(seq, iter);
+        }
+        fail("for over this iterable", iter);
+    }
+
+    // The items of a value whose structure is known at conversion: a tuple
+    // built by the code, or a list/tuple source. A source's items are item
+    // sources (re-read and guarded at every call) and its length is guarded:
+    // a list can change length between calls, and another tuple can be passed.
+    std::vector<cval> converter::sequence_items(const cval& seq, py::handle node)
+    {
         if (seq.k == cval::kind::tuple)
         {
             return seq.items;
         }
-        fail("for over this iterable", iter);
+        PyObject* o = seq.k == cval::kind::object ? seq.obj.ptr() : nullptr;
+        if (o == nullptr || !(PyList_CheckExact(o) || PyTuple_CheckExact(o)))
+        {
+            fail("unpacking of this value", node);
+        }
+        for (const effect_plan& e : m_spec->effects)
+        {
+            if (e.k == effect_plan::kind::list_append && e.target == seq.src)
+            {
+                // The buffered append is not visible in the object seen here.
+                fail("unpacking a list appended to in this call", node);
+            }
+        }
+        const Py_ssize_t n = Py_SIZE(o);
+        if (m_length_guarded.insert(seq.src).second)
+        {
+            m_spec->guards.add(make_length_guard(seq.src, n, m_spec->sources[seq.src].path));
+        }
+        if (n > m_config.max_unrolled_statements)
+        {
+            fail("unpacking of a sequence of " + std::to_string(n) + " items", node);
+        }
+        std::vector<cval> items;
+        items.reserve(static_cast<size_t>(n));
+        for (Py_ssize_t i = 0; i < n; ++i)
+        {
+            items.push_back(read_item(seq, py::int_(i), node));
+        }
+        return items;
     }
 
     void converter::visit_for(py::handle node)
@@ -383,7 +438,9 @@ namespace specula::engine::converter
         {
             fail("for ... else", node);
         }
-        std::vector<cval> items = iteration_items(node.attr("iter"));
+        const size_t effects_before = m_spec->effects.size();
+        cval seq;
+        std::vector<cval> items = iteration_items(node.attr("iter"), seq);
         for (const cval& item : items)
         {
             assign_to(node.attr("target"), item);
@@ -397,6 +454,18 @@ namespace specula::engine::converter
             if (m_returned)
             {
                 break;
+            }
+        }
+        if (seq.k == cval::kind::object)
+        {
+            for (size_t i = effects_before; i < m_spec->effects.size(); ++i)
+            {
+                const effect_plan& e = m_spec->effects[i];
+                if (e.k == effect_plan::kind::list_append && e.target == seq.src)
+                {
+                    // Python's loop would also visit the appended items.
+                    fail("for over a list appended to in its body", node);
+                }
             }
         }
     }

@@ -205,3 +205,79 @@ def test_cost_check_off_keeps_the_graph(tmp_path, monkeypatch):
     row = rows_of(proc)["f"]
     assert row["state"] == "compiled" and row["graph_runs"] == 12, row
     assert row["time_cpython_s"] == 0
+
+
+def test_unpacking_of_profiled_structures(tmp_path, monkeypatch):
+    # Notebook style: nested unpacking of a list of (W, b) tuples, swaps,
+    # unpacking of a tuple argument, iteration over a list of tuples. The
+    # items are read through item sources (params -> [0] -> [1]), so a
+    # rebound item is seen on the next call.
+    monkeypatch.setenv("SPECULA_COST_CHECK", "off")
+    proc = differential(tmp_path, """
+        import numpy as np
+        def forward(params, X):
+            (W1, b1), (W2, b2) = params
+            h = np.maximum(X @ W1 + b1, 0.0)
+            return h @ W2 + b2
+        def swap(pair, s):
+            x, y = pair
+            x, y = y, x * s
+            [u, v] = x, y
+            return u - v
+        def layers(params, X):
+            for (W, b) in params:
+                X = np.maximum(X @ W + b, 0.0)
+            return X
+        rng = np.random.default_rng(3)
+        params = [(rng.standard_normal((4, 6)), rng.standard_normal(6)),
+                  (rng.standard_normal((6, 3)), rng.standard_normal(3))]
+        X = rng.standard_normal((5, 4))
+        pair = (rng.standard_normal(3), rng.standard_normal(3))
+        for i in range(4):
+            if i == 2:
+                params[1] = (params[1][0] * 2.0, params[1][1])  # rebound item
+            print(forward(params, X).tobytes().hex())
+            print(swap(pair, 0.5).tobytes().hex())
+            print(layers(params, X).tobytes().hex())
+    """ + REPORT)
+    rows = rows_of(proc)
+    for name in ("forward", "swap", "layers"):
+        assert rows[name]["state"] == "compiled", rows[name]
+        assert rows[name]["graph_runs"] >= 3, rows[name]
+
+
+def test_unpacking_a_list_whose_length_changes(tmp_path, monkeypatch):
+    # A list can change length between calls: the length guard misses and the
+    # call runs in CPython (which raises the same ValueError on a mismatch).
+    monkeypatch.setenv("SPECULA_COST_CHECK", "off")
+    proc = differential(tmp_path, """
+        import numpy as np
+        def two(lst):
+            a, b = lst
+            return a * 2.0 + b
+        def total(lst):
+            s = np.zeros(3)
+            for a in lst:
+                s = s + a
+            return s
+        def starred(lst):
+            a, *rest = lst
+            return a
+        lst = [np.arange(3.0), np.ones(3)]
+        for n in (2, 2, 3, 2, 1, 2, 4, 2):
+            while len(lst) < n:
+                lst.append(np.full(3, float(len(lst))))
+            del lst[n:]
+            try:
+                print("two", two(lst).tobytes().hex())
+            except ValueError as e:
+                print("two raised", e)
+            print("total", total(lst).tobytes().hex())
+            print("starred", starred(lst).tobytes().hex())
+    """ + REPORT)
+    rows = rows_of(proc)
+    assert rows["two"]["guard_misses"] >= 1, rows["two"]
+    assert rows["two"]["graph_runs"] >= 3, rows["two"]
+    assert rows["total"]["guard_misses"] >= 1 and rows["total"]["graph_runs"] >= 3, rows["total"]
+    assert rows["starred"]["state"] == "not_convertible", rows["starred"]
+    assert "starred assignment target" in rows["starred"]["reason"], rows["starred"]
