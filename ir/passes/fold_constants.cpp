@@ -109,28 +109,9 @@ namespace specula::ir
             return scalar::of_int(t, static_cast<std::int64_t>(r));
         }
 
-        std::optional<bool> compare(op code, double a, double b)
-        {
-            switch (code)
-            {
-            case op::EQ:
-                return a == b;
-            case op::NE:
-                return a != b;
-            case op::LT:
-                return a < b;
-            case op::LE:
-                return a <= b;
-            case op::GT:
-                return a > b;
-            case op::GE:
-                return a >= b;
-            default:
-                return std::nullopt;
-            }
-        }
-
-        std::optional<bool> compare_int(op code, wide_int a, wide_int b)
+        // Comparisons of doubles and of wide integers: exact for both.
+        template <class T>
+        std::optional<bool> compare(op code, T a, T b)
         {
             switch (code)
             {
@@ -225,12 +206,12 @@ namespace specula::ir
             }
             if (out == dtype::bool_ && loop != dtype::bool_)
             {
-                auto c = compare_int(code, x.ival, y.ival);
+                auto c = compare<wide_int>(code, x.ival, y.ival);
                 return c ? std::optional<scalar>(scalar::of_bool(*c)) : std::nullopt;
             }
             if (loop == dtype::bool_)
             {
-                auto c = compare_int(code, x.ival, y.ival);
+                auto c = compare<wide_int>(code, x.ival, y.ival);
                 if (c)
                 {
                     return scalar::of_bool(*c);
