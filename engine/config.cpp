@@ -45,8 +45,28 @@ namespace specula::engine
         }
     } // namespace
 
+    const char* numerics_name(numerics_mode m)
+    {
+        return m == numerics_mode::exact ? "exact" : "fast";
+    }
+
+    bool parse_numerics(const char* text, numerics_mode& out)
+    {
+        if (text == nullptr)
+        {
+            return false;
+        }
+        std::string v = lowered(text);
+        if (v == "fast" || v == "exact")
+        {
+            out = v == "exact" ? numerics_mode::exact : numerics_mode::fast;
+            return true;
+        }
+        return false;
+    }
+
     config parse_config(const char* engine, const char* threshold, const char* dump,
-                        const char* cost_check)
+                        const char* cost_check, const char* numerics)
     {
         config c;
         if (engine != nullptr)
@@ -67,12 +87,14 @@ namespace specula::engine
         {
             parse_dump(lowered(dump), c.dump);
         }
+        parse_numerics(numerics, c.numerics);
         return c;
     }
 
     config config_from_environment()
     {
         return parse_config(std::getenv("SPECULA_ENGINE"), std::getenv("SPECULA_THRESHOLD"),
-                            std::getenv("SPECULA_DUMP"), std::getenv("SPECULA_COST_CHECK"));
+                            std::getenv("SPECULA_DUMP"), std::getenv("SPECULA_COST_CHECK"),
+                            std::getenv("SPECULA_NUMERICS"));
     }
 } // namespace specula::engine

@@ -14,6 +14,20 @@ namespace specula::engine
         bool cache = false;
     };
 
+    // The numerics policy (DESIGN.md): `fast` lets float32 graphs run on
+    // kernels that reassociate (oneDNN) within the documented tolerance;
+    // `exact` asks for NumPy's bits for float32 too. float64, integer and bool
+    // results are bit-identical in both modes.
+    enum class numerics_mode
+    {
+        fast,
+        exact,
+    };
+
+    const char* numerics_name(numerics_mode m);
+    // "fast" or "exact" (any case); false leaves `out` untouched.
+    bool parse_numerics(const char* text, numerics_mode& out);
+
     struct config
     {
         bool enabled = true;           // SPECULA_ENGINE=off|0|false|no turns it off
@@ -25,6 +39,7 @@ namespace specula::engine
         int dropped_specs_to_blacklist = 4;
         int max_unrolled_statements = 4096;
         dump_flags dump;               // SPECULA_DUMP=ir,guards,exits,cache
+        numerics_mode numerics = numerics_mode::fast; // SPECULA_NUMERICS=fast|exact
         // The cost check (SPECULA_COST_CHECK=off disables it): after
         // `cost_check_runs` timed graph runs, a region whose fastest graph call
         // is not below `cost_margin` x its fastest CPython call goes back to
@@ -44,6 +59,6 @@ namespace specula::engine
     // Parses the variables; a value that cannot be parsed keeps the default.
     // Null pointers mean "unset".
     config parse_config(const char* engine, const char* threshold, const char* dump,
-                        const char* cost_check = nullptr);
+                        const char* cost_check = nullptr, const char* numerics = nullptr);
     config config_from_environment();
 } // namespace specula::engine

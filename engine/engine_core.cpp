@@ -12,6 +12,27 @@ namespace specula::engine
 {
     using frame_hook::frame_exit;
 
+    namespace
+    {
+        // float32 is the one dtype whose kernels the numerics mode chooses
+        // (DESIGN.md, "Numerics policy").
+        bool depends_on_numerics(const ir::module& m)
+        {
+            for (const std::string& name : m.names())
+            {
+                const ir::graph& g = *m.find(name);
+                for (std::size_t v = 0; v < g.num_values(); ++v)
+                {
+                    if (g.type_of(static_cast<ir::value_id>(v)).elem == ir::dtype::float32)
+                    {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+    } // namespace
+
     engine_core& engine_core::instance()
     {
         // Never destroyed: code objects may outlive any static destructor.
@@ -64,6 +85,31 @@ namespace specula::engine
         }
         m_enabled = true;
         return true;
+    }
+
+    std::size_t engine_core::set_numerics(numerics_mode mode)
+    {
+        if (mode == m_config.numerics)
+        {
+            return 0;
+        }
+        m_config.numerics = mode;
+        std::size_t dropped = 0;
+        for (const auto& rec : m_records)
+        {
+            auto& specs = rec->r->specialisations();
+            bool had_some = !specs.empty();
+            for (std::size_t i = specs.size(); i-- > 0;)
+            {
+                if (specs[i]->numerics_dependent)
+                {
+                    specs.erase(i);
+                    ++dropped;
+                }
+            }
+            rec->recompile_pending = had_some && specs.empty();
+        }
+        return dropped;
     }
 
     void engine_core::disable()
@@ -184,6 +230,11 @@ namespace specula::engine
         // return value): that is what replaces the CPython call.
         auto start = std::chrono::steady_clock::now();
         auto& specs = r.specialisations();
+        if (specs.empty() && rec.recompile_pending)
+        {
+            rec.recompile_pending = false;
+            return compile_and_run(rec, frame, result, false);
+        }
         guard_failure first_failure;
         std::vector<PyObject*> values;
         std::shared_ptr<specialisation> first = specs.empty() ? nullptr : specs[0];
@@ -311,6 +362,7 @@ namespace specula::engine
             return frame_exit::run_default;
         }
         spec->globals = py::reinterpret_borrow<py::object>(frame.globals);
+        spec->numerics_dependent = depends_on_numerics(*spec->module);
         if (m_config.dump.ir)
         {
             std::cerr << "specula: " << r.name() << " (" << r.file() << ":" << r.line() << ")\n"

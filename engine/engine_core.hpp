@@ -26,6 +26,9 @@ namespace specula::engine
     {
         std::unique_ptr<region> r;
         profile prof;
+        // Its specialisations were dropped by a numerics change: the next
+        // call recompiles without counting a guard miss.
+        bool recompile_pending = false;
     };
 
     class engine_core
@@ -44,6 +47,10 @@ namespace specula::engine
         // Tests: forget every region's compiled state (code objects keep their
         // slots, counting restarts).
         void set_threshold(std::int64_t threshold) { m_config.threshold = threshold; }
+        // Switches the numerics mode; drops the specialisations whose kernels
+        // depend on it (they recompile on their next call). Returns how many
+        // were dropped.
+        std::size_t set_numerics(numerics_mode mode);
 
     private:
         engine_core();

@@ -22,6 +22,20 @@ namespace specula::engine
         m.def("report", []() { return engine_core::instance().report(); },
               "One dict per region that was ever hot.");
         m.def("report_table", &report_table);
+        m.def("numerics", []() { return numerics_name(engine_core::instance().settings().numerics); },
+              "The numerics mode: 'fast' or 'exact'.");
+        m.def("set_numerics",
+              [](const std::string& mode)
+              {
+                  numerics_mode m;
+                  if (!parse_numerics(mode.c_str(), m))
+                  {
+                      throw py::value_error("numerics mode must be 'fast' or 'exact', not '" + mode + "'");
+                  }
+                  return engine_core::instance().set_numerics(m);
+              },
+              py::arg("mode"),
+              "Switch the numerics mode; returns how many compiled specialisations were dropped.");
         m.def("threshold", []() { return engine_core::instance().settings().threshold; });
     }
 

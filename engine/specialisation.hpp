@@ -87,6 +87,9 @@ namespace specula::engine
         // Set when this entry only remembers "these guards lead to a construct
         // the converter cannot handle": run CPython without trying again.
         bool fallback_only = false;
+        // Its graph holds float32 values, whose kernels the numerics mode
+        // picks: changing the mode drops it.
+        bool numerics_dependent = false;
         std::string fallback_reason;
         std::int64_t runs = 0;
         py::object globals; // the function's globals dict it was built for

@@ -8,7 +8,7 @@ namespace specula::kernel
 {
     namespace
     {
-        constexpr const char* usage = "usage: %specula report [--json] | on | off";
+        constexpr const char* usage = "usage: %specula report [--json] | on | off | exact | fast";
 
         [[noreturn]] void usage_error(const std::string& message)
         {
@@ -85,6 +85,29 @@ namespace specula::kernel
             }
             print_text(format_report_table(rows, cells));
         }
+
+        // One line saying what changed, so a notebook shows the mode it ran in.
+        void set_numerics(const std::string& mode)
+        {
+            py::module_ specula = engine_module();
+            std::string before = py::str(specula.attr("numerics")());
+            auto dropped = specula.attr("set_numerics")(mode).cast<std::size_t>();
+            std::string line;
+            if (before == mode)
+            {
+                line = "specula: numerics already " + mode + ", nothing changed";
+            }
+            else
+            {
+                line = "specula: numerics " + before + " -> " + mode +
+                       (mode == "exact" ? " (float32 bit-identical to NumPy)"
+                                        : " (float32 may reassociate within the documented tolerance)");
+                line += dropped == 0 ? "; no compiled graph depended on it"
+                                     : "; " + std::to_string(dropped) +
+                                           " compiled specialisation(s) dropped, they recompile on their next call";
+            }
+            py::print(line);
+        }
     } // namespace
 
     void register_specula_magic(const py::object& shell, const cell_names& cells)
@@ -105,6 +128,10 @@ namespace specula::kernel
                 else if ((args[0] == "on" || args[0] == "off") && args.size() == 1)
                 {
                     engine_module().attr(args[0] == "on" ? "enable" : "disable")();
+                }
+                else if ((args[0] == "exact" || args[0] == "fast") && args.size() == 1)
+                {
+                    set_numerics(args[0]);
                 }
                 else
                 {

@@ -13,6 +13,7 @@ namespace specula::kernel
     //   %specula report          the engine's regions as a table
     //   %specula report --json   exactly json.dumps(specula.report())
     //   %specula on | off        specula.enable() / specula.disable()
+    //   %specula exact | fast    specula.set_numerics(), one line saying what changed
     // It talks to the engine only through the `specula` module, the same
     // contract scripts use. `cells` is borrowed and must outlive the shell.
     // Requires the GIL.

@@ -21,6 +21,19 @@ def disable():
     _engine.disable()
 
 
+def numerics():
+    """The numerics mode: 'fast' (float32 may run on reassociating kernels
+    within the documented tolerance) or 'exact' (NumPy's bits for float32 too)."""
+    return _engine.numerics()
+
+
+def set_numerics(mode):
+    """Switch the numerics mode to 'fast' or 'exact'. Compiled specialisations
+    whose kernels depend on it are dropped and recompile on their next call;
+    returns how many were dropped."""
+    return _engine.set_numerics(mode)
+
+
 def report():
     """One dict per region that was ever hot: name, file, line, kind, state,
     graph_runs, fallbacks, guard_misses, assert_failures, reason."""
@@ -32,4 +45,4 @@ def report_table():
     return _engine.report_table()
 
 
-__all__ = ["enable", "disable", "report", "report_table", "enabled"]
+__all__ = ["enable", "disable", "report", "report_table", "enabled", "numerics", "set_numerics"]
