@@ -112,6 +112,52 @@ namespace specula::engine
         return dropped;
     }
 
+    void engine_core::reset()
+    {
+        // A freed code object never calls back into its record again.
+        std::vector<std::unique_ptr<region_record>> kept;
+        for (auto& rec : m_records)
+        {
+            if (!rec->r->code_alive())
+            {
+                continue;
+            }
+            rec->r->reset(m_config);
+            rec->prof.clear();
+            rec->recompile_pending = false;
+            kept.push_back(std::move(rec));
+        }
+        m_records = std::move(kept);
+    }
+
+    const region_record* engine_core::find(const std::string& name, const std::string& file,
+                                           int line) const
+    {
+        const region_record* best = nullptr;
+        auto better = [&best](const region_record& rec)
+        { return best == nullptr || rec.r->code_alive() || !best->r->code_alive(); };
+        for (const auto& rec : m_records)
+        {
+            const region& r = *rec->r;
+            bool match = false;
+            if (!name.empty())
+            {
+                std::size_t dot = r.name().rfind('.');
+                match = r.name() == name || (dot != std::string::npos && r.name().substr(dot + 1) == name);
+            }
+            else
+            {
+                match = r.file() == file && r.line() <= line &&
+                        (best == nullptr || best->r->file() != file || r.line() >= best->r->line());
+            }
+            if (match && better(*rec))
+            {
+                best = rec.get();
+            }
+        }
+        return best;
+    }
+
     void engine_core::disable()
     {
         frame_hook::uninstall();

@@ -7,6 +7,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,6 +48,14 @@ namespace specula::engine
         // Tests: forget every region's compiled state (code objects keep their
         // slots, counting restarts).
         void set_threshold(std::int64_t threshold) { m_config.threshold = threshold; }
+        // Forgets every region, specialisation and counter: the report is
+        // empty and every function is cold again.
+        void reset();
+        // The region `name` (qualified or plain function name) or, with an
+        // empty name, the function of `file` defined last at or above `line`.
+        // Prefers code that is still alive, then the latest seen. Null when
+        // nothing matches.
+        const region_record* find(const std::string& name, const std::string& file, int line) const;
         // Switches the numerics mode; drops the specialisations whose kernels
         // depend on it (they recompile on their next call). Returns how many
         // were dropped.

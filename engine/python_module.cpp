@@ -3,9 +3,40 @@
 #include <sstream>
 
 #include "engine/engine_core.hpp"
+#include "engine/introspection.hpp"
 
 namespace specula::engine
 {
+    namespace
+    {
+        [[noreturn]] void lookup_error(const std::string& what)
+        {
+            PyErr_SetString(PyExc_LookupError, what.c_str());
+            throw py::error_already_set();
+        }
+
+        // The region named, or the function of `file` defined last at or
+        // above `line`; LookupError when there is none.
+        const region_record& lookup(const py::object& name, const py::object& file, const py::object& line)
+        {
+            std::string n = name.is_none() ? "" : py::str(name).cast<std::string>();
+            std::string f = file.is_none() ? "" : py::str(file).cast<std::string>();
+            int l = line.is_none() ? 0 : line.cast<int>();
+            if (n.empty() && f.empty())
+            {
+                throw py::value_error("give a function name, or a file and a line");
+            }
+            const region_record* rec = engine_core::instance().find(n, f, l);
+            if (rec == nullptr)
+            {
+                std::string what = n.empty() ? "no function at or above " + f + ":" + std::to_string(l)
+                                             : "no function named '" + n + "'";
+                lookup_error(what + " has been called with the engine on (since the last reset)");
+            }
+            return *rec;
+        }
+    } // namespace
+
     void define_bindings(py::module_& m)
     {
         m.doc() = "Specula's speculative engine (shared with the kernel when inside it)";
@@ -36,6 +67,26 @@ namespace specula::engine
               },
               py::arg("mode"),
               "Switch the numerics mode; returns how many compiled specialisations were dropped.");
+        m.def("reset", []() { engine_core::instance().reset(); },
+              "Forget every region, specialisation and counter.");
+        m.def("explain",
+              [](const py::object& name, const py::object& file, const py::object& line)
+              { return explain_region(lookup(name, file, line)); },
+              py::arg("name") = py::none(), py::arg("file") = py::none(), py::arg("line") = py::none(),
+              "Why a function compiled or not: its state, counters, specialisations and guards.");
+        m.def("graph_dot",
+              [](const py::object& name, const py::object& file, const py::object& line)
+              {
+                  std::string why;
+                  std::optional<std::string> dot = graph_dot_of(lookup(name, file, line), why);
+                  if (!dot)
+                  {
+                      lookup_error(why);
+                  }
+                  return *dot;
+              },
+              py::arg("name") = py::none(), py::arg("file") = py::none(), py::arg("line") = py::none(),
+              "The Graphviz DOT text of the function's most recently used graph.");
         m.def("threshold", []() { return engine_core::instance().settings().threshold; });
     }
 

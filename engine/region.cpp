@@ -30,6 +30,19 @@ namespace specula::engine
         m_slot.countdown = cfg.threshold;
     }
 
+    void region::reset(const config& cfg)
+    {
+        m_config = cfg;
+        m_state = region_state::cold;
+        m_reason.reset();
+        m_counters = region_counters{};
+        m_timing = region_timing{};
+        m_cost_checked = false;
+        m_ever_hot = false;
+        m_specs.clear();
+        m_slot.countdown = m_code_alive ? cfg.threshold : never_again;
+    }
+
     bool region::observe_profiling_call()
     {
         m_ever_hot = true;

@@ -70,6 +70,11 @@ namespace specula::engine
         bool code_alive() const { return m_code_alive; }
         void mark_code_dead() { m_code_alive = false; }
 
+        // Forgets everything learnt (state, reason, counters, timing,
+        // specialisations): the region is cold again under `cfg`.
+        void reset(const config& cfg);
+        const config& settings() const { return m_config; }
+
         // cold -> profiling; returns true when enough calls were observed.
         bool observe_profiling_call();
         void mark_compiled();
@@ -101,6 +106,7 @@ namespace specula::engine
         bool wants_cpython_sample() const;
 
         mru_list<std::shared_ptr<specialisation>>& specialisations() { return m_specs; }
+        const mru_list<std::shared_ptr<specialisation>>& specialisations() const { return m_specs; }
 
     private:
         void set_terminal(region_state s, std::string reason);

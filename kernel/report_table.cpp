@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
+#include <regex>
 #include <sstream>
 
 namespace specula::kernel
@@ -48,6 +50,30 @@ namespace specula::kernel
             }
         }
         return out;
+    }
+
+    std::optional<std::string> cell_names::file_of(int execution_count) const
+    {
+        for (const auto& [file, count] : m_count_of_file)
+        {
+            if (count == execution_count)
+            {
+                return file;
+            }
+        }
+        return std::nullopt;
+    }
+
+    std::optional<std::pair<int, int>> parse_cell_location(const std::string& text)
+    {
+        static const std::regex pattern(R"(^\s*["']?\s*In\s*\[\s*(\d+)\s*\]\s*(?:,\s*line\s+(\d+))?\s*["']?\s*$)");
+        std::smatch m;
+        if (!std::regex_match(text, m, pattern))
+        {
+            return std::nullopt;
+        }
+        int line = m[2].matched ? std::stoi(m[2].str()) : INT_MAX;
+        return std::make_pair(std::stoi(m[1].str()), line);
     }
 
     namespace

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace specula::kernel
@@ -34,10 +35,17 @@ namespace specula::kernel
         std::string location(const std::string& file, std::int64_t line) const;
         // `text` with every "<cell file>:<line>" written as a location.
         std::string rewrite(const std::string& text) const;
+        // The file cell `execution_count` was compiled under, if known.
+        std::optional<std::string> file_of(int execution_count) const;
 
     private:
         std::map<std::string, int> m_count_of_file;
     };
+
+    // A cell location as the report writes it, "In [3], line 7" (quotes,
+    // spaces and a missing ", line k" tolerated; INT_MAX then, meaning the
+    // end of the cell): {3, 7}.
+    std::optional<std::pair<int, int>> parse_cell_location(const std::string& text);
 
     // The plain-text table `%specula report` prints.
     std::string format_report_table(const std::vector<report_row>& rows, const cell_names& cells);

@@ -14,6 +14,10 @@ namespace specula::kernel
     //   %specula report --json   exactly json.dumps(specula.report())
     //   %specula on | off        specula.enable() / specula.disable()
     //   %specula exact | fast    specula.set_numerics(), one line saying what changed
+    //   %specula reset           specula.reset(): every function is cold again
+    //   %specula explain <f | In [n], line k>   specula.explain(), cells named
+    //   %specula graph <f | In [n], line k>     specula.graph_dot() drawn as SVG by
+    //                                           Graphviz's dot, shown inline
     // It talks to the engine only through the `specula` module, the same
     // contract scripts use. `cells` is borrowed and must outlive the shell.
     // Requires the GIL.

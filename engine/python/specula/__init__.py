@@ -34,6 +34,25 @@ def set_numerics(mode):
     return _engine.set_numerics(mode)
 
 
+def reset():
+    """Forget every region, specialisation and counter: the report is empty
+    and every function is cold again."""
+    _engine.reset()
+
+
+def explain(name=None, file=None, line=None):
+    """Why a function compiled or not, as text: its state, counters, last
+    failure and specialisations with their guards and asserts. Give its name,
+    or a file and a line inside it. LookupError when the engine never saw it."""
+    return _engine.explain(name, file, line)
+
+
+def graph_dot(name=None, file=None, line=None):
+    """The Graphviz DOT text of the IR graph the function's most recently used
+    specialisation runs. LookupError when it has none."""
+    return _engine.graph_dot(name, file, line)
+
+
 def report():
     """One dict per region that was ever hot: name, file, line, kind, state,
     graph_runs, fallbacks, guard_misses, assert_failures, reason."""
@@ -45,4 +64,5 @@ def report_table():
     return _engine.report_table()
 
 
-__all__ = ["enable", "disable", "report", "report_table", "enabled", "numerics", "set_numerics"]
+__all__ = ["enable", "disable", "report", "report_table", "enabled", "numerics", "set_numerics",
+           "reset", "explain", "graph_dot"]

@@ -56,3 +56,28 @@ TEST(report_table, rows_are_aligned_and_complete)
     EXPECT_NE(lines[1].find("2/0"), std::string::npos);
     EXPECT_NE(lines[2].find("not convertible: yield"), std::string::npos);
 }
+
+TEST(cell_names, file_of_an_execution_count)
+{
+    sk::cell_names cells;
+    cells.record("/tmp/xpython_1/abc.py", 3);
+    EXPECT_EQ(cells.file_of(3).value_or(""), "/tmp/xpython_1/abc.py");
+    EXPECT_FALSE(cells.file_of(4).has_value());
+}
+
+TEST(cell_names, cell_locations_parse_as_the_report_writes_them)
+{
+    auto at = sk::parse_cell_location("In [3], line 7");
+    ASSERT_TRUE(at.has_value());
+    EXPECT_EQ(at->first, 3);
+    EXPECT_EQ(at->second, 7);
+    at = sk::parse_cell_location("\"In [12], line 1\"");
+    ASSERT_TRUE(at.has_value());
+    EXPECT_EQ(at->first, 12);
+    at = sk::parse_cell_location("In[4]");
+    ASSERT_TRUE(at.has_value());
+    EXPECT_EQ(at->first, 4);
+    EXPECT_GT(at->second, 1000000);
+    EXPECT_FALSE(sk::parse_cell_location("step").has_value());
+    EXPECT_FALSE(sk::parse_cell_location("In [x], line 2").has_value());
+}
