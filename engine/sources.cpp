@@ -68,6 +68,40 @@ namespace specula::engine
             }
             return PyCell_GET(PyTuple_GET_ITEM(cells, index));
         }
+
+        // Borrowed (kept by `owned`) function or property that `parent.key`
+        // would use, or nullptr. Only types with the generic attribute lookup:
+        // a custom __getattribute__ set on the class later resolves to nullptr.
+        PyObject* class_attr_of(PyObject* parent, PyObject* key, owned_refs& owned)
+        {
+            if (parent == nullptr || Py_TYPE(parent)->tp_getattro != PyObject_GenericGetAttr)
+            {
+                return nullptr;
+            }
+            PyObject* found = _PyType_Lookup(Py_TYPE(parent), key); // borrowed, no exception
+            if (found != nullptr && Py_IS_TYPE(found, &PyProperty_Type))
+            {
+                return found; // a data descriptor: wins over the instance dict
+            }
+            if (found == nullptr || !PyFunction_Check(found))
+            {
+                return nullptr;
+            }
+            // A function is a non-data descriptor: an instance attribute of the
+            // same name shadows it. Binding it runs no Python code.
+            PyObject* bound = owned.keep(PyObject_GenericGetAttr(parent, key)); // new reference
+            if (bound == nullptr)
+            {
+                PyErr_Clear();
+                return nullptr;
+            }
+            if (!PyMethod_Check(bound) || PyMethod_GET_SELF(bound) != parent ||
+                PyMethod_GET_FUNCTION(bound) != found)
+            {
+                return nullptr;
+            }
+            return found;
+        }
     } // namespace
 
     PyObject* source_table::resolve(int i, const frame_hook::frame_view& frame,
@@ -105,6 +139,8 @@ namespace specula::engine
             return parent != nullptr ? item_of(parent, s) : nullptr;
         case source_kind::closure:
             return closure_of(frame.function, s.index);
+        case source_kind::class_attr:
+            return class_attr_of(parent, s.key.ptr(), owned);
         }
         return nullptr;
     }

@@ -24,6 +24,10 @@ namespace specula::engine
         module_attr, // parent module's dict[key]
         item,        // parent list/tuple[index] or dict[key]
         closure,     // function closure cell `index`
+        // What attribute lookup finds on the class of a guarded plain object
+        // for `key`, without running code: a Python function not shadowed by
+        // the instance dict (a method), or a property object.
+        class_attr,
     };
 
     struct source

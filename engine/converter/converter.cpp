@@ -60,10 +60,10 @@ namespace specula::engine::converter
             {
                 fail("*args/**kwargs parameters", py::handle());
             }
-            if (code->co_nfreevars > 0 || code->co_ncellvars > 0)
-            {
-                fail("closure", py::handle());
-            }
+            // Free variables are read through the closure cells (calls.cpp);
+            // nested functions, lambdas and comprehensions that capture
+            // locals are refused where they occur.
+            p_code = code;
             py::module_ inspect = py::module_::import("inspect");
             py::tuple lines_start;
             try
@@ -314,6 +314,11 @@ namespace specula::engine::converter
             // Descriptors (properties, methods) would run code: only plain
             // instance attributes are graph inputs.
             PyObject* in_type = _PyType_Lookup(Py_TYPE(o), s.key.ptr());
+            cval getter_result;
+            if (in_type != nullptr && read_property(obj, name, node, getter_result))
+            {
+                return getter_result;
+            }
             if (in_type != nullptr && Py_TYPE(in_type)->tp_descr_get != nullptr)
             {
                 fail("attribute ." + name + " defined by the class (method or property)", node);
@@ -368,6 +373,12 @@ namespace specula::engine::converter
             p.index = v.src;
             return p;
         case cval::kind::tuple:
+            if (v.obj && PyUnicode_Check(v.obj.ptr()))
+            {
+                // A list literal or comprehension: Python would hand out a
+                // list (a new, mutable object), not a tuple.
+                fail("a list built by the code used as a value", node);
+            }
             p.k = value_plan::kind::tuple;
             for (const cval& item : v.items)
             {

@@ -87,6 +87,10 @@ namespace specula::engine::converter
         bool is_call = true; // false for a plain attribute read (x.T, x.shape)
     };
 
+    // A Python function, or an instance of a plain class (called through
+    // its class's __call__): what calls.cpp may inline. Borrowed `o`.
+    bool python_callable(PyObject* o);
+
     class converter
     {
     public:
@@ -166,6 +170,23 @@ namespace specula::engine::converter
         ir::value_id as_float64(const cval& v, py::handle node);
         bool is_python_scalar(const cval& v) const;
 
+        // calls.cpp: Python functions, methods and property getters inlined,
+        // free variables read through their cells
+        cval read_name(const std::string& name, py::handle node);
+        cval call_python(const cval& fn, const call_args& args, py::handle node,
+                         const cval* self = nullptr);
+        cval call_attribute(const cval& self, const std::string& name, py::handle node);
+        bool read_property(const cval& obj, const std::string& name, py::handle node, cval& out);
+        cval raw_attribute(const cval& obj, const char* name, bool identity, py::handle node);
+        std::vector<cval> bind_arguments(const cval& fn, PyCodeObject* code, call_args args,
+                                         py::handle node);
+        cval inline_body(const cval& fn, PyCodeObject* code, std::vector<cval> arguments);
+        cval read_free_var(const std::string& name, int index, py::handle node);
+        py::object parsed_body(PyCodeObject* code, int& first_line);
+
+        // control_flow.cpp
+        cval visit_comprehension(py::handle node, bool consumed_at_once);
+
         // numpy_calls.cpp
         cval call_numpy(const std::string& name, const call_args& args, py::handle node);
         cval call_builtin(const std::string& name, const call_args& args, py::handle node);
@@ -188,6 +209,11 @@ namespace specula::engine::converter
         std::unique_ptr<ir::builder> m_builder;
         std::string m_file;
         int m_first_line = 1;
+        // The code being converted: the frame's own, or the innermost of the
+        // callees being inlined (`m_inlined`, outermost first; object values).
+        PyCodeObject* p_code = nullptr;
+        std::vector<cval> m_inlined;
+        std::map<PyCodeObject*, std::pair<py::object, int>> m_parsed; // body, first line
 
         std::map<std::string, cval> m_locals;
         std::set<std::string> m_declared_globals;

@@ -120,6 +120,10 @@ namespace specula::engine::converter
             }
             return t;
         }
+        if (kind == "ListComp" || kind == "GeneratorExp")
+        {
+            return visit_comprehension(node, false);
+        }
         if (kind == "IfExp")
         {
             cval test = visit_expr(node.attr("test"));
@@ -153,18 +157,7 @@ namespace specula::engine::converter
         {
             return found->second;
         }
-        if (!m_declared_globals.count(name))
-        {
-            PyObject* varnames = PyCode_GetVarnames(m_frame.code); // new reference
-            int local = varnames != nullptr ? PySequence_Contains(varnames, py::str(name).ptr()) : -1;
-            Py_XDECREF(varnames);
-            if (local != 0)
-            {
-                PyErr_Clear();
-                fail("local " + name + " read before assignment", node);
-            }
-        }
-        return read_global(name, node);
+        return read_name(name, node);
     }
 
     cval converter::fold(py::handle node, const cval& a, const cval& b, const char* op)
@@ -778,13 +771,7 @@ namespace specula::engine::converter
                 none.obj = py::none();
                 return none;
             }
-            cval fn = read_attribute(self, name, node);
-            const std::string& known = m_whitelist.name_of(fn.obj.ptr());
-            if (fn.k == cval::kind::object && known.rfind("np.", 0) == 0)
-            {
-                return call_numpy(known.substr(3), visit_args(node), node);
-            }
-            fail("call of " + std::string(py::str(py::module_::import("ast").attr("unparse")(func))), node);
+            return call_attribute(self, name, node);
         }
         cval fn = visit_expr(func);
         const std::string& known = fn.k == cval::kind::object ? m_whitelist.name_of(fn.obj.ptr()) : m_whitelist.name_of(nullptr);
@@ -797,9 +784,9 @@ namespace specula::engine::converter
             return call_builtin(known.substr(9), visit_args(node), node);
         }
         std::string what = std::string(py::str(py::module_::import("ast").attr("unparse")(func)));
-        if (fn.k == cval::kind::object && PyFunction_Check(fn.obj.ptr()))
+        if (fn.k == cval::kind::object && python_callable(fn.obj.ptr()))
         {
-            fail("call of Python function " + what + " (inlining not implemented yet)", node);
+            return call_python(fn, visit_args(node), node); // functions, objects with __call__
         }
         fail("call of " + what, node);
     }

@@ -78,7 +78,15 @@ namespace specula::engine::converter
 
     void converter::visit_assign(py::handle node)
     {
-        cval value = visit_expr(node.attr("value"));
+        py::handle rhs = node.attr("value");
+        bool unpacking = true;
+        for (py::handle target : node.attr("targets"))
+        {
+            unpacking = unpacking && (node_type(target) == "Tuple" || node_type(target) == "List");
+        }
+        // `a, b = (f(k) for k in keys)`: the generator is consumed right here.
+        cval value = unpacking && node_type(rhs) == "GeneratorExp" ? visit_comprehension(rhs, true)
+                                                                   : visit_expr(rhs);
         for (py::handle target : node.attr("targets"))
         {
             assign_to(target, value);
