@@ -1,6 +1,7 @@
 #include "backends/arena.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace specula::backends
 {
@@ -8,6 +9,7 @@ namespace specula::backends
     {
         p_plan = plan;
         values.resize(g.num_values());
+        m_layouts.resize(g.num_values());
         symbols.reset(g.num_symbols());
         if (plan != nullptr && m_slots.size() != plan->buffers.size())
         {
@@ -18,10 +20,27 @@ namespace specula::backends
     result<buffer> arena::acquire(ir::value_id v, ir::dtype elem,
                                   const std::vector<std::int64_t>& shape, ir::value_id in_place_of)
     {
+        buffer out;
+        if (status st = acquire_into(out, v, elem, shape, in_place_of); !st)
+        {
+            return st;
+        }
+        return out;
+    }
+
+    status arena::acquire_into(buffer& out, ir::value_id v, ir::dtype elem,
+                               const std::vector<std::int64_t>& shape, ir::value_id in_place_of)
+    {
         const int b = p_plan != nullptr ? p_plan->buffer_of[v] : -1;
         if (b < 0)
         {
-            return buffer::allocate(elem, shape);
+            auto fresh = buffer::allocate(elem, shape);
+            if (!fresh)
+            {
+                return fresh.error();
+            }
+            out = std::move(fresh.value());
+            return status::ok();
         }
         std::int64_t bytes = ir::itemsize(elem);
         for (auto d : shape)
@@ -29,19 +48,27 @@ namespace specula::backends
             bytes *= d;
         }
         slot& s = m_slots[static_cast<std::size_t>(b)];
-        // The previous holder is dead by the plan; dropping its handle leaves
+        // The previous holder is dead by the plan; dropping its view leaves
         // only holders the plan cannot see (aliases, callers) in use_count().
+        // Arena views hold no reference, so this costs no atomic count.
         long expected = 1;
         if (s.holder != ir::no_id && s.holder == in_place_of)
         {
-            expected = 2; // the input's own handle, read while the kernel writes
+            // The input, read while the kernel writes: counted if it is a real copy.
+            expected = values[s.holder].use_count() > 0 ? 2 : 1;
         }
         else if (s.holder != ir::no_id)
         {
-            values[s.holder] = buffer{};
+            values[s.holder].reset();
         }
         if (s.block.is_null() || s.block.use_count() > expected || s.block.size() < bytes)
         {
+            if (s.holder != ir::no_id && s.holder == in_place_of &&
+                values[s.holder].is_arena_view())
+            {
+                // The input's view must keep its bytes when the slot moves on.
+                values[s.holder] = buffer(values[s.holder]);
+            }
             retire(std::move(s.block));
             s.block = take_spare(bytes);
             if (s.block.is_null())
@@ -55,13 +82,33 @@ namespace specula::backends
             }
         }
         s.holder = v;
-        return s.block.view(elem, shape);
+        out.set_arena_view(s.block, elem, layout_of(v, elem, shape));
+        return status::ok();
+    }
+
+    const layout_ref& arena::layout_of(ir::value_id v, ir::dtype elem,
+                                       const std::vector<std::int64_t>& shape)
+    {
+        layout_ref& l = m_layouts[v];
+        // A value's dtype is fixed by the graph; only symbolic sizes change.
+        if (!l || l->shape != shape ||
+            (!shape.empty() && l->strides.back() != ir::itemsize(elem)))
+        {
+            l = buffer::c_layout(elem, shape);
+        }
+        return l;
     }
 
     void arena::end_activation()
     {
-        std::fill(values.begin(), values.end(), buffer{});
-        std::fill(outputs.begin(), outputs.end(), buffer{});
+        for (buffer& b : values)
+        {
+            b.reset();
+        }
+        for (buffer& b : outputs)
+        {
+            b.reset();
+        }
         for (slot& s : m_slots)
         {
             s.holder = ir::no_id;

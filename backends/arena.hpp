@@ -32,6 +32,12 @@ namespace specula::backends
                                const std::vector<std::int64_t>& shape,
                                ir::value_id in_place_of = ir::no_id);
 
+        // The same, written into `out` (the executor's per-op path: no
+        // temporaries, no reference counting in the steady state).
+        status acquire_into(buffer& out, ir::value_id v, ir::dtype elem,
+                            const std::vector<std::int64_t>& shape,
+                            ir::value_id in_place_of = ir::no_id);
+
         // Ends an activation: drops every handle of the value table and the
         // outputs (the caller took its own) so the blocks are free again.
         void end_activation();
@@ -48,6 +54,9 @@ namespace specula::backends
             ir::value_id holder = ir::no_id; // the value last written into it
         };
 
+        // A value's layout is made once and reused run after run.
+        const layout_ref& layout_of(ir::value_id v, ir::dtype elem,
+                                    const std::vector<std::int64_t>& shape);
         result<buffer> fresh_block(std::int64_t bytes, std::int64_t planned);
         void retire(buffer block);
         buffer take_spare(std::int64_t bytes);
@@ -55,5 +64,6 @@ namespace specula::backends
         const ir::memory_plan* p_plan = nullptr;
         std::vector<slot> m_slots;    // one per plan buffer
         std::vector<buffer> m_spares; // blocks waiting for their holders to let go
+        std::vector<layout_ref> m_layouts; // by value id; kept across runs
     };
 } // namespace specula::backends

@@ -105,6 +105,11 @@ namespace specula::backends
                     {
                         return st;
                     }
+                    if (cg.m_plan && cg.m_plan->in_place_input[n.id] >= 0)
+                    {
+                        cn.m_in_place = n.inputs[static_cast<std::size_t>(
+                            cg.m_plan->in_place_input[n.id])];
+                    }
                     cg.m_regions[r].push_back(std::move(cn));
                     for (ir::region_id inner : n.regions)
                     {
@@ -128,7 +133,7 @@ namespace specula::backends
                 }
                 if (n.code == ir::op::CALL)
                 {
-                    return compile_callee(g, n);
+                    return compile_callee(g, n, cn);
                 }
                 if (n.code == ir::op::LOOP)
                 {
@@ -142,7 +147,7 @@ namespace specula::backends
                 return pick_kernel(g, n, cn);
             }
 
-            status compile_callee(const ir::graph& g, const ir::node& n)
+            status compile_callee(const ir::graph& g, const ir::node& n, compiled_node& cn)
             {
                 const std::string& callee = n.attr_as<ir::call_attr>().callee;
                 const ir::module* m = g.parent_module();
@@ -152,7 +157,12 @@ namespace specula::backends
                     return status::invalid("call of unknown graph '" + callee + "'");
                 }
                 auto compiled = compile_graph(*target_graph);
-                return compiled ? status::ok() : compiled.error();
+                if (!compiled)
+                {
+                    return compiled.error();
+                }
+                cn.p_callee = compiled.value(); // stable: the executable owns it
+                return status::ok();
             }
 
             status pick_kernel(const ir::graph& g, const ir::node& n, compiled_node& cn)

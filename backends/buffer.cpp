@@ -39,13 +39,139 @@ namespace specula::backends
         return g_allocations.load(std::memory_order_relaxed);
     }
 
+    const std::vector<std::int64_t>& buffer::empty_dims()
+    {
+        static const std::vector<std::int64_t> none;
+        return none;
+    }
+
+    layout_ref buffer::c_layout(ir::dtype elem, std::vector<std::int64_t> shape)
+    {
+        auto l = std::make_shared<buffer_layout>();
+        l->strides = c_strides(shape, ir::itemsize(elem));
+        l->shape = std::move(shape);
+        return l;
+    }
+
     buffer buffer::view(ir::dtype elem, std::vector<std::int64_t> shape) const
+    {
+        return view(elem, c_layout(elem, std::move(shape)));
+    }
+
+    buffer buffer::view(ir::dtype elem, layout_ref layout) const
     {
         buffer b = *this;
         b.m_dtype = elem;
-        b.m_strides = c_strides(shape, ir::itemsize(elem));
-        b.m_shape = std::move(shape);
+        b.m_layout = std::move(layout);
+        b.p_layout = b.m_layout.get();
         return b;
+    }
+
+    buffer buffer::arena_view(const buffer& block, ir::dtype elem, const layout_ref& layout)
+    {
+        buffer b;
+        b.set_arena_view(block, elem, layout);
+        return b;
+    }
+
+    void buffer::set_arena_view(const buffer& block, ir::dtype elem, const layout_ref& layout)
+    {
+        reset();
+        m_data = block.m_data;
+        m_dtype = elem;
+        m_device = block.m_device;
+        p_layout = layout.get();
+        p_block = &block;
+        p_layout_ref = &layout;
+    }
+
+    void buffer::reset()
+    {
+        if (m_owner)
+        {
+            m_owner.reset();
+        }
+        if (m_layout)
+        {
+            m_layout.reset();
+        }
+        m_data = nullptr;
+        p_layout = nullptr;
+        p_block = nullptr;
+        p_layout_ref = nullptr;
+        m_read_only = false;
+    }
+
+    buffer::buffer(const buffer& other)
+        : m_owner(other.m_owner), m_data(other.m_data), m_dtype(other.m_dtype),
+          m_device(other.m_device), m_layout(other.m_layout), p_layout(other.p_layout),
+          m_read_only(other.m_read_only)
+    {
+        if (other.p_block == nullptr)
+        {
+            return;
+        }
+        // A copy of an arena view owns what it shows. A view that outlived
+        // its block would be an executor bug: the copy is then null, which
+        // every reader reports as an internal error instead of reading freed
+        // bytes.
+        if (other.p_block->m_data != other.m_data || other.p_layout_ref->get() != other.p_layout)
+        {
+            *this = buffer{};
+            return;
+        }
+        m_owner = other.p_block->m_owner;
+        m_layout = *other.p_layout_ref;
+    }
+
+    buffer& buffer::operator=(const buffer& other)
+    {
+        if (this != &other)
+        {
+            buffer copy(other);
+            *this = std::move(copy);
+        }
+        return *this;
+    }
+
+    buffer::buffer(buffer&& other) noexcept
+        : m_owner(std::move(other.m_owner)), m_data(other.m_data), m_dtype(other.m_dtype),
+          m_device(other.m_device), m_layout(std::move(other.m_layout)),
+          p_layout(other.p_layout), p_block(other.p_block), p_layout_ref(other.p_layout_ref),
+          m_read_only(other.m_read_only)
+    {
+        other.m_data = nullptr;
+        other.p_layout = nullptr;
+        other.p_block = nullptr;
+        other.p_layout_ref = nullptr;
+    }
+
+    buffer& buffer::operator=(buffer&& other) noexcept
+    {
+        if (this != &other)
+        {
+            // Arena views have empty handles: skip them without touching counts.
+            if (m_owner || other.m_owner)
+            {
+                m_owner = std::move(other.m_owner);
+            }
+            if (m_layout || other.m_layout)
+            {
+                m_layout = std::move(other.m_layout);
+            }
+            m_data = other.m_data;
+            m_dtype = other.m_dtype;
+            m_device = other.m_device;
+            p_layout = other.p_layout;
+            p_block = other.p_block;
+            p_layout_ref = other.p_layout_ref;
+            m_read_only = other.m_read_only;
+            other.m_data = nullptr;
+            other.p_layout = nullptr;
+            other.p_block = nullptr;
+            other.p_layout_ref = nullptr;
+        }
+        return *this;
     }
 
     buffer buffer::as_read_only() const
@@ -85,8 +211,8 @@ namespace specula::backends
         b.m_data = static_cast<std::byte*>(raw);
         b.m_dtype = elem;
         b.m_device = dev;
-        b.m_strides = c_strides(shape, static_cast<std::int64_t>(item));
-        b.m_shape = std::move(shape);
+        b.m_layout = c_layout(elem, std::move(shape));
+        b.p_layout = b.m_layout.get();
         return b;
     }
 
@@ -99,15 +225,25 @@ namespace specula::backends
         b.m_data = static_cast<std::byte*>(data);
         b.m_dtype = elem;
         b.m_device = dev;
-        b.m_strides = strides.empty() ? c_strides(shape, ir::itemsize(elem)) : std::move(strides);
-        b.m_shape = std::move(shape);
+        if (strides.empty())
+        {
+            b.m_layout = c_layout(elem, std::move(shape));
+        }
+        else
+        {
+            auto l = std::make_shared<buffer_layout>();
+            l->shape = std::move(shape);
+            l->strides = std::move(strides);
+            b.m_layout = std::move(l);
+        }
+        b.p_layout = b.m_layout.get();
         return b;
     }
 
     std::int64_t buffer::size() const
     {
         std::int64_t n = 1;
-        for (auto d : m_shape)
+        for (auto d : shape())
         {
             n *= d;
         }
@@ -122,13 +258,15 @@ namespace specula::backends
     bool buffer::is_contiguous() const
     {
         auto expect = static_cast<std::int64_t>(itemsize());
-        for (std::size_t d = m_shape.size(); d-- > 0;)
+        const auto& sizes = shape();
+        const auto& steps = strides();
+        for (std::size_t d = sizes.size(); d-- > 0;)
         {
-            if (m_shape[d] != 1 && m_strides[d] != expect)
+            if (sizes[d] != 1 && steps[d] != expect)
             {
                 return false;
             }
-            expect *= m_shape[d];
+            expect *= sizes[d];
         }
         return true;
     }

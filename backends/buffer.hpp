@@ -4,6 +4,10 @@
 // and writes. Copies share the bytes and the ownership (a shared handle), so
 // passing a buffer through control flow is cheap, and the executor can tell
 // from use_count() whether anybody still holds memory it wants to reuse.
+// Shape and strides live in an immutable shared layout, so copying a buffer
+// never allocates. The arena's views of its own blocks hold no reference at
+// all (no atomic counting per op, which costs ~20 ns a count here): a copy of
+// such a view takes real references, so only the value table holds them.
 
 #include "backends/device.hpp"
 #include "backends/status.hpp"
@@ -16,10 +20,23 @@
 
 namespace specula::backends
 {
+    // Sizes and byte strides of a buffer; immutable once shared.
+    struct buffer_layout
+    {
+        std::vector<std::int64_t> shape;
+        std::vector<std::int64_t> strides;
+    };
+    using layout_ref = std::shared_ptr<const buffer_layout>;
+
     class buffer
     {
     public:
         buffer() = default;
+        buffer(const buffer& other);
+        buffer& operator=(const buffer& other);
+        buffer(buffer&& other) noexcept;
+        buffer& operator=(buffer&& other) noexcept;
+        ~buffer() = default;
 
         // Fresh C-contiguous host memory, 64-byte aligned, zero-filled.
         static result<buffer> allocate(ir::dtype elem, std::vector<std::int64_t> shape,
@@ -33,6 +50,19 @@ namespace specula::backends
 
         // The same bytes seen as `elem` with C-order `shape`, keeping them alive.
         buffer view(ir::dtype elem, std::vector<std::int64_t> shape) const;
+        // The same bytes seen through a layout made by c_layout() (the arena
+        // caches them so a run's views allocate nothing).
+        buffer view(ir::dtype elem, layout_ref layout) const;
+        static layout_ref c_layout(ir::dtype elem, std::vector<std::int64_t> shape);
+        // For the arena only: a view of `block` through `layout` that holds no
+        // reference. Both must stay put (and `block` keep its bytes) while the
+        // view lives; copies of it hold real references.
+        static buffer arena_view(const buffer& block, ir::dtype elem, const layout_ref& layout);
+        // The same, made in place (the executor's per-op path).
+        void set_arena_view(const buffer& block, ir::dtype elem, const layout_ref& layout);
+        // Back to the null buffer; free of atomic counts for an arena view.
+        void reset();
+        bool is_arena_view() const { return p_block != nullptr; }
         // A copy whose bytes may not be written by whoever receives it (constants
         // shared by every run); the flag survives copies and views.
         buffer as_read_only() const;
@@ -47,9 +77,15 @@ namespace specula::backends
         long use_count() const { return m_owner.use_count(); }
         ir::dtype dtype() const { return m_dtype; }
         const device& where() const { return m_device; }
-        int rank() const { return static_cast<int>(m_shape.size()); }
-        const std::vector<std::int64_t>& shape() const { return m_shape; }
-        const std::vector<std::int64_t>& strides() const { return m_strides; }
+        int rank() const { return static_cast<int>(shape().size()); }
+        const std::vector<std::int64_t>& shape() const
+        {
+            return p_layout != nullptr ? p_layout->shape : empty_dims();
+        }
+        const std::vector<std::int64_t>& strides() const
+        {
+            return p_layout != nullptr ? p_layout->strides : empty_dims();
+        }
         std::byte* data() const { return m_data; }
         std::int64_t size() const;
         std::size_t itemsize() const;
@@ -60,12 +96,16 @@ namespace specula::backends
         std::int64_t element_as_int(std::int64_t i = 0) const;
 
     private:
+        static const std::vector<std::int64_t>& empty_dims();
+
         std::shared_ptr<void> m_owner;
         std::byte* m_data = nullptr;
         ir::dtype m_dtype = ir::dtype::float64;
         device m_device;
-        std::vector<std::int64_t> m_shape;
-        std::vector<std::int64_t> m_strides;
+        layout_ref m_layout;                    // null: rank 0, or an arena view
+        const buffer_layout* p_layout = nullptr; // what shape()/strides() read
+        const buffer* p_block = nullptr;         // arena view: the block it views
+        const layout_ref* p_layout_ref = nullptr; // arena view: its layout's owner
         bool m_read_only = false;
     };
 } // namespace specula::backends

@@ -52,6 +52,10 @@ namespace specula::backends
         // LOOP: symbols of the carried arguments not bound by the graph's
         // inputs; they are rebound at every iteration (see ir/README.md).
         std::vector<std::int32_t> m_loop_symbols;
+        // Resolved at compile time so a run does no lookups: the input value
+        // the plan lets this node overwrite (or no_id), and CALL's callee.
+        ir::value_id m_in_place = ir::no_id;
+        const struct compiled_graph* p_callee = nullptr;
     };
 
     // Activations of one graph. Recursion needs one arena per live activation;

@@ -104,7 +104,7 @@ namespace specula::backends
                 case ir::op::LOOP:
                     return run_loop(f, cn);
                 case ir::op::CALL:
-                    return run_call(f, n);
+                    return run_call(f, cn);
                 default:
                     return run_kernel(f, cn);
                 }
@@ -246,13 +246,14 @@ namespace specula::backends
                 return status::ok();
             }
 
-            status run_call(frame& f, const ir::node& n)
+            status run_call(frame& f, const compiled_node& cn)
             {
+                const ir::node& n = *cn.p_node;
                 if (f.depth + 1 > max_call_depth)
                 {
                     return status::runtime("call depth above " + std::to_string(max_call_depth));
                 }
-                const compiled_graph* callee = m_exe.find(n.attr_as<ir::call_attr>().callee);
+                const compiled_graph* callee = cn.p_callee;
                 std::vector<buffer> args;
                 args.reserve(n.inputs.size());
                 for (ir::value_id v : n.inputs)
@@ -304,7 +305,7 @@ namespace specula::backends
                     return st;
                 }
                 buffer* outs = n.outputs.empty() ? nullptr : &f.values()[n.outputs[0]];
-                const ir::value_id in_place = in_place_input(f, n);
+                const ir::value_id in_place = cn.m_in_place;
                 if (!cn.m_kernel->allocates_outputs() && outs != nullptr)
                 {
                     if (status st = acquire_output(f, cn, in_place, *outs); !st)
@@ -323,19 +324,9 @@ namespace specula::backends
                 }
                 if (in_place != ir::no_id)
                 {
-                    f.values()[in_place] = buffer{}; // dead by the plan; its bytes are the output's
+                    f.values()[in_place].reset(); // dead by the plan; its bytes are the output's
                 }
                 return status::ok();
-            }
-
-            static ir::value_id in_place_input(const frame& f, const ir::node& n)
-            {
-                if (!f.p_graph->m_plan)
-                {
-                    return ir::no_id;
-                }
-                const int i = f.p_graph->m_plan->in_place_input[n.id];
-                return i < 0 ? ir::no_id : n.inputs[static_cast<std::size_t>(i)];
             }
 
             status acquire_output(frame& f, const compiled_node& cn, ir::value_id in_place,
@@ -344,26 +335,17 @@ namespace specula::backends
                 const ir::node& n = *cn.p_node;
                 const ir::graph& g = *f.p_graph->p_graph;
                 const ir::dtype elem = g.type_of(n.outputs[0]).elem;
-                result<buffer> b = status::internal("no output buffer");
                 if (cn.m_static_outputs)
                 {
-                    b = f.p_arena->acquire(n.outputs[0], elem, cn.m_output_shapes[0], in_place);
+                    return f.p_arena->acquire_into(out, n.outputs[0], elem,
+                                                   cn.m_output_shapes[0], in_place);
                 }
-                else
+                auto sizes = resolve_output_shape(g, n, f.p_arena->scratch_inputs);
+                if (!sizes)
                 {
-                    auto sizes = resolve_output_shape(g, n, f.p_arena->scratch_inputs);
-                    if (!sizes)
-                    {
-                        return sizes.error();
-                    }
-                    b = f.p_arena->acquire(n.outputs[0], elem, sizes.value(), in_place);
+                    return sizes.error();
                 }
-                if (!b)
-                {
-                    return b.error();
-                }
-                out = std::move(b.value());
-                return status::ok();
+                return f.p_arena->acquire_into(out, n.outputs[0], elem, sizes.value(), in_place);
             }
 
             const executable& m_exe;

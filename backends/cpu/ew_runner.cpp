@@ -75,7 +75,8 @@ namespace specula::backends::cpu
     status ew_runner::run(const buffer* const* inputs, buffer* const* outputs) const
     {
         const buffer& out0 = *outputs[0];
-        m_shape = out0.shape();
+        p_shape = &out0.shape();
+        const std::vector<std::int64_t>& shape = *p_shape;
         const int rank = out0.rank();
         if (rank > max_dims)
         {
@@ -98,7 +99,7 @@ namespace specula::backends::cpu
             {
                 const std::int64_t size =
                     d < lead ? 1 : b.shape()[static_cast<std::size_t>(d - lead)];
-                same = same && size == m_shape[static_cast<std::size_t>(d)];
+                same = same && size == shape[static_cast<std::size_t>(d)];
                 op.strides[d] = size == 1 ? 0 : b.strides()[static_cast<std::size_t>(d - lead)];
             }
             if (b.size() == 1)
@@ -168,7 +169,7 @@ namespace specula::backends::cpu
                         std::byte* dst = scratch + (static_cast<std::size_t>(m_prog.m_num_temps) +
                                                     static_cast<std::size_t>(reg.index)) *
                                                        slot_bytes;
-                        gather(dst, op.base, op.strides, m_shape, s, len,
+                        gather(dst, op.base, op.strides, *p_shape, s, len,
                                static_cast<std::size_t>(item));
                         ptr[r] = reinterpret_cast<char*>(dst);
                         step[r] = item;

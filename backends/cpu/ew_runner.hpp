@@ -47,6 +47,6 @@ namespace specula::backends::cpu
         // Per lane: temporaries then gather slots, block_elements * 8 bytes each.
         mutable std::vector<std::unique_ptr<std::byte[]>> m_scratch;
         mutable std::vector<operand> m_operands;
-        mutable std::vector<std::int64_t> m_shape;
+        mutable const std::vector<std::int64_t>* p_shape = nullptr; // the output's, during run()
     };
 } // namespace specula::backends::cpu

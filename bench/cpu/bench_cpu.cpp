@@ -79,8 +79,10 @@ namespace
     }
 } // namespace
 
-int main()
+int main(int argc, char** argv)
 {
+    // `bench_cpu executor` runs only the executor section (profiling).
+    const bool only_executor = argc > 1 && std::string(argv[1]) == "executor";
     Py_InitializeEx(0);
     auto loops = std::make_shared<cpu::loop_table>();
     if (!cpu::fill_numpy_loops(*loops))
@@ -125,7 +127,7 @@ int main()
     };
     std::printf("%-28s %10s %12s %12s %8s %9s\n", "case", "n", "specula_us", "numpy_us", "ratio",
                 "GB/s");
-    for (const auto& c : cases)
+    for (const auto& c : only_executor ? std::vector<bench_case>{} : cases)
     {
         for (std::int64_t n : {std::int64_t(100), std::int64_t(65536), std::int64_t(1) << 24})
         {
@@ -149,7 +151,7 @@ int main()
             }
             b.output(v, "r");
         },
-        1, 2001,
+        1, only_executor ? 200001 : 2001,
         [&]
         {
             cpu::cpu_options o = opts;

@@ -328,3 +328,36 @@ namespace
         EXPECT_TRUE(r.outputs.empty());
     }
 } // namespace
+
+namespace
+{
+    using namespace specula;
+    using namespace specula::backends;
+
+    // The arena's own views hold no reference (the executor's per-op path
+    // counts nothing); a copy of one owns the bytes it shows, and a copy of
+    // a view whose block has moved on is null rather than a dangling view.
+    TEST(arena_views, copies_own_their_bytes)
+    {
+        auto block = buffer::allocate(ir::dtype::uint8, {64});
+        ASSERT_TRUE(block);
+        const layout_ref layout = buffer::c_layout(ir::dtype::float64, {8});
+        buffer view = buffer::arena_view(block.value(), ir::dtype::float64, layout);
+        EXPECT_EQ(view.use_count(), 0);
+        EXPECT_EQ(block->use_count(), 1);
+        EXPECT_EQ(view.shape(), (std::vector<std::int64_t>{8}));
+        buffer copy = view;
+        EXPECT_FALSE(copy.is_arena_view());
+        EXPECT_EQ(block->use_count(), 2);
+        EXPECT_EQ(copy.data(), block->data());
+        EXPECT_EQ(copy.strides(), (std::vector<std::int64_t>{8}));
+
+        auto other = buffer::allocate(ir::dtype::uint8, {64});
+        ASSERT_TRUE(other);
+        buffer stale = buffer::arena_view(block.value(), ir::dtype::float64, layout);
+        block.value() = std::move(other.value()); // the slot took another block
+        buffer stale_copy = stale;
+        EXPECT_TRUE(stale_copy.is_null());
+        EXPECT_EQ(copy.element_as_double(7), 0.0); // the copy still holds the old bytes
+    }
+} // namespace
