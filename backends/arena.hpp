@@ -46,6 +46,7 @@ namespace specula::backends
         std::vector<buffer> outputs;
         symbol_table symbols;
         std::vector<const buffer*> scratch_inputs; // reused per node
+        std::vector<buffer*> scratch_outputs;      // reused per node
 
     private:
         struct slot

@@ -1,6 +1,7 @@
 #include "backends/backend.hpp"
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 namespace specula::backends
@@ -15,6 +16,18 @@ namespace specula::backends
                                                           const target& t) const
     {
         return compile_node_impl(g, n, t);
+    }
+
+    result<group_kernel> backend::compile_group(const ir::graph& g, const fused_group& fg,
+                                                const target& t) const
+    {
+        return compile_group_impl(g, fg, t);
+    }
+
+    result<group_kernel> backend::compile_group_impl(const ir::graph&, const fused_group&,
+                                                     const target&) const
+    {
+        return status::unimplemented("fused groups");
     }
 
     namespace
@@ -78,14 +91,25 @@ namespace specula::backends
                 {
                     return done;
                 }
+                group_scope scope(*this);
                 compiled_graph& cg = m_exe.add_graph(g.name());
                 cg.p_graph = &g;
                 cg.m_regions.resize(g.num_regions());
                 cg.m_inputs = g.inputs();
                 cg.m_outputs = g.outputs();
+                compile_groups(g);
                 if (m_target.plan_memory)
                 {
-                    cg.m_plan = ir::plan_memory(g);
+                    std::vector<std::vector<ir::node_id>> groups;
+                    for (const auto& [last, cgroup] : m_groups)
+                    {
+                        groups.emplace_back();
+                        for (const ir::node* m : cgroup.members)
+                        {
+                            groups.back().push_back(m->id);
+                        }
+                    }
+                    cg.m_plan = ir::plan_memory(g, groups);
                 }
                 if (status st = compile_region(g, cg, g.body()); !st)
                 {
@@ -95,12 +119,91 @@ namespace specula::backends
             }
 
         private:
+            struct compiled_group
+            {
+                std::vector<const ir::node*> members;
+                std::vector<ir::value_id> outputs;
+                group_kernel kernel;
+            };
+
+            class group_scope
+            {
+            public:
+                explicit group_scope(graph_compiler& c)
+                    : m_c(c), m_groups(std::move(c.m_groups)), m_member_of(std::move(c.m_member_of))
+                {
+                    c.m_groups.clear();
+                    c.m_member_of.clear();
+                }
+                ~group_scope()
+                {
+                    m_c.m_groups = std::move(m_groups);
+                    m_c.m_member_of = std::move(m_member_of);
+                }
+                group_scope(const group_scope&) = delete;
+                group_scope& operator=(const group_scope&) = delete;
+
+            private:
+                graph_compiler& m_c;
+                std::map<ir::node_id, compiled_group> m_groups;
+                std::map<ir::node_id, ir::node_id> m_member_of;
+            };
+
+            // Groups the primary backend takes as one kernel, keyed by their last
+            // member (where they run); the other members are left out.
+            void compile_groups(const ir::graph& g)
+            {
+                m_groups.clear();
+                m_member_of.clear();
+                for (fused_group& fg : find_fused_groups(g))
+                {
+                    auto k = m_primary.compile_group(g, fg, m_target);
+                    if (!k)
+                    {
+                        continue; // unimplemented or not: node by node
+                    }
+                    const ir::node_id last = fg.members.back()->id;
+                    for (const ir::node* m : fg.members)
+                    {
+                        m_member_of[m->id] = last;
+                    }
+                    m_groups[last] = {std::move(fg.members), std::move(fg.outputs),
+                                      std::move(k.value())};
+                }
+            }
+
+            void emit_group(const ir::graph& g, compiled_group& grp, compiled_node& cn)
+            {
+                cn.m_kernel = std::move(grp.kernel.m_kernel);
+                cn.m_inputs = std::move(grp.kernel.m_inputs);
+                cn.m_outputs = grp.outputs;
+                cn.m_output_shapes.clear();
+                for (ir::value_id v : cn.m_outputs)
+                {
+                    cn.m_output_shapes.push_back(*g.type_of(v).dims.static_sizes());
+                }
+                cn.m_static_outputs = true;
+                cn.m_backend = std::string(m_primary.name());
+            }
+
             status compile_region(const ir::graph& g, compiled_graph& cg, ir::region_id r)
             {
                 for (ir::node_id id : g.get_region(r).nodes)
                 {
                     const ir::node& n = g.get_node(id);
                     compiled_node cn;
+                    auto member = m_member_of.find(id);
+                    if (member != m_member_of.end())
+                    {
+                        if (member->second != id)
+                        {
+                            continue; // runs inside its group, at the last member
+                        }
+                        cn.p_node = &n;
+                        emit_group(g, m_groups.at(id), cn);
+                        cg.m_regions[r].push_back(std::move(cn));
+                        continue;
+                    }
                     if (status st = compile_one(g, n, cn); !st)
                     {
                         return st;
@@ -125,6 +228,8 @@ namespace specula::backends
             status compile_one(const ir::graph& g, const ir::node& n, compiled_node& cn)
             {
                 cn.p_node = &n;
+                cn.m_inputs = n.inputs;
+                cn.m_outputs = n.outputs;
                 for (ir::value_id v : n.outputs)
                 {
                     auto sizes = g.type_of(v).dims.static_sizes();
@@ -186,6 +291,10 @@ namespace specula::backends
             const backend* p_fallback;
             target m_target;
             executable& m_exe;
+            // Of the graph being compiled; a callee compiled from inside its
+            // caller's region (compile_callee) saves and restores them.
+            std::map<ir::node_id, compiled_group> m_groups;
+            std::map<ir::node_id, ir::node_id> m_member_of; // member -> last member
         };
     } // namespace
 

@@ -8,6 +8,7 @@
 
 #include "backends/device.hpp"
 #include "backends/executable.hpp"
+#include "backends/fused_groups.hpp"
 #include "backends/kernel.hpp"
 #include "backends/status.hpp"
 #include "ir/graph.hpp"
@@ -27,6 +28,14 @@ namespace specula::backends
         bool plan_memory = true;
     };
 
+    // A fused group compiled as one kernel: it reads `inputs` (value ids, in
+    // the kernel's input order) and writes the group's `outputs` in order.
+    struct group_kernel
+    {
+        std::unique_ptr<kernel> m_kernel;
+        std::vector<ir::value_id> m_inputs;
+    };
+
     // Nodes the executor runs itself (no kernel needed from any backend).
     bool is_executor_op(ir::op code);
 
@@ -44,7 +53,13 @@ namespace specula::backends
         result<std::unique_ptr<kernel>> compile_node(const ir::graph& g, const ir::node& n,
                                                      const target& t) const;
 
-        // The graph and every graph it calls. A node this backend leaves
+        // A fusion group as one kernel, or unimplemented (its members are
+        // then compiled node by node).
+        result<group_kernel> compile_group(const ir::graph& g, const fused_group& fg,
+                                           const target& t) const;
+
+        // The graph and every graph it calls. Fusion groups the backend
+        // compiles as one kernel run as one node (see fused_groups.hpp). A node this backend leaves
         // unimplemented is offered to `fallback` (e.g. the reference backend)
         // when given; if nobody implements it the answer is unimplemented.
         result<std::unique_ptr<executable>> compile(const ir::graph& g, const target& t,
@@ -54,5 +69,7 @@ namespace specula::backends
         virtual std::string_view name_impl() const = 0;
         virtual result<std::unique_ptr<kernel>>
         compile_node_impl(const ir::graph& g, const ir::node& n, const target& t) const = 0;
+        virtual result<group_kernel> compile_group_impl(const ir::graph& g, const fused_group& fg,
+                                                        const target& t) const;
     };
 } // namespace specula::backends

@@ -55,6 +55,10 @@ namespace specula::backends
         // Resolved at compile time so a run does no lookups: the input value
         // the plan lets this node overwrite (or no_id), and CALL's callee.
         ir::value_id m_in_place = ir::no_id;
+        // A kernel's operand and result values: the node's own, or for a fused
+        // group (run as this one node) its external inputs and escaping values.
+        std::vector<ir::value_id> m_inputs;
+        std::vector<ir::value_id> m_outputs;
         const struct compiled_graph* p_callee = nullptr;
     };
 

@@ -274,11 +274,11 @@ namespace specula::backends
                 return status::ok();
             }
 
-            status gather_inputs(frame& f, const ir::node& n)
+            status gather_inputs(frame& f, const compiled_node& cn)
             {
                 std::vector<const buffer*>& ins = f.p_arena->scratch_inputs;
                 ins.clear();
-                for (ir::value_id v : n.inputs)
+                for (ir::value_id v : cn.m_inputs)
                 {
                     const buffer& b = f.values()[v];
                     if (b.is_null())
@@ -300,52 +300,61 @@ namespace specula::backends
                 {
                     return status::unimplemented("kernels with several outputs");
                 }
-                if (status st = gather_inputs(f, n); !st)
+                if (status st = gather_inputs(f, cn); !st)
                 {
                     return st;
                 }
-                buffer* outs = n.outputs.empty() ? nullptr : &f.values()[n.outputs[0]];
-                const ir::value_id in_place = cn.m_in_place;
-                if (!cn.m_kernel->allocates_outputs() && outs != nullptr)
+                std::vector<buffer*>& outs = f.p_arena->scratch_outputs;
+                outs.clear();
+                for (std::size_t i = 0; i < cn.m_outputs.size(); ++i)
                 {
-                    if (status st = acquire_output(f, cn, in_place, *outs); !st)
+                    buffer& out = f.values()[cn.m_outputs[i]];
+                    outs.push_back(&out);
+                    if (!cn.m_kernel->allocates_outputs())
                     {
-                        return st;
+                        if (status st = acquire_output(f, cn, i, out); !st)
+                        {
+                            return st;
+                        }
                     }
                 }
                 const std::vector<const buffer*>& ins = f.p_arena->scratch_inputs;
-                kernel_io io{ins.data(), static_cast<int>(ins.size()), outs,
-                             static_cast<int>(n.outputs.size())};
+                kernel_io io{ins.data(), static_cast<int>(ins.size()), outs.data(),
+                             static_cast<int>(outs.size())};
                 status st = cn.m_kernel->run(io);
                 if (!st)
                 {
                     return status(st.code(), std::string(ir::mnemonic(n.code)) + " (node " +
                                                  std::to_string(n.id) + "): " + st.message());
                 }
-                if (in_place != ir::no_id)
+                if (cn.m_in_place != ir::no_id)
                 {
-                    f.values()[in_place].reset(); // dead by the plan; its bytes are the output's
+                    f.values()[cn.m_in_place].reset(); // dead by the plan; its bytes are the output's
                 }
                 return status::ok();
             }
 
-            status acquire_output(frame& f, const compiled_node& cn, ir::value_id in_place,
-                                  buffer& out)
+            status acquire_output(frame& f, const compiled_node& cn, std::size_t i, buffer& out)
             {
                 const ir::node& n = *cn.p_node;
                 const ir::graph& g = *f.p_graph->p_graph;
-                const ir::dtype elem = g.type_of(n.outputs[0]).elem;
+                const ir::value_id v = cn.m_outputs[i];
+                const ir::dtype elem = g.type_of(v).elem;
                 if (cn.m_static_outputs)
                 {
-                    return f.p_arena->acquire_into(out, n.outputs[0], elem,
-                                                   cn.m_output_shapes[0], in_place);
+                    return f.p_arena->acquire_into(out, v, elem, cn.m_output_shapes[i],
+                                                   cn.m_in_place);
+                }
+                if (cn.m_outputs.size() > 1)
+                {
+                    return status::unimplemented("run-time shapes of kernels with several outputs");
                 }
                 auto sizes = resolve_output_shape(g, n, f.p_arena->scratch_inputs);
                 if (!sizes)
                 {
                     return sizes.error();
                 }
-                return f.p_arena->acquire_into(out, n.outputs[0], elem, sizes.value(), in_place);
+                return f.p_arena->acquire_into(out, v, elem, sizes.value(), cn.m_in_place);
             }
 
             const executable& m_exe;

@@ -15,11 +15,11 @@ namespace specula::backends
         int num_inputs = 0;
         // Allocated by the executor with the node's output shapes, unless the
         // kernel allocates its outputs itself (allocates_outputs()).
-        buffer* outputs = nullptr;
+        buffer* const* outputs = nullptr;
         int num_outputs = 0;
 
         const buffer& in(int i) const { return *inputs[i]; }
-        buffer& out(int i) const { return outputs[i]; }
+        buffer& out(int i) const { return *outputs[i]; }
     };
 
     class kernel

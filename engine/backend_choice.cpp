@@ -3,6 +3,7 @@
 #include "backends/cpu/cpu_backend.hpp"
 #include "backends/cpu/numpy_loops/numpy_loops.hpp"
 #include "backends/reference/reference_backend.hpp"
+#include "ir/passes/fuse_elementwise.hpp"
 
 namespace specula::engine
 {
@@ -26,11 +27,12 @@ namespace specula::engine
                 (void)backends::cpu::fill_numpy_loops(*loops);
                 backends::cpu::cpu_options options;
                 options.numpy_loops = loops;
-                // One lane: NumPy's floating-point error reporting reads the
-                // IEEE flags of the calling thread (runner.cpp), and worker
-                // threads' flags are invisible there.
-                options.threads = 1;
-                options.fuse = false; // see backends/cpu/README.md, "Fusion groups"
+                // The process's lanes: elementwise work splits where results
+                // cannot change, and the pool merges the workers' IEEE flags
+                // into the calling thread's, which runner.cpp reads to decide
+                // whether NumPy would have warned.
+                options.threads = 0;
+                options.fuse = true; // groups run as one node (backends/cpu/README.md)
                 made->cpu = std::make_unique<backends::cpu::cpu_backend>(options);
                 return made;
             }();
@@ -82,10 +84,11 @@ namespace specula::engine
         }
     } // namespace
 
-    backends::result<std::unique_ptr<backends::executable>> compile_for_engine(const ir::graph& g,
+    backends::result<std::unique_ptr<backends::executable>> compile_for_engine(ir::graph& g,
                                                                                std::string& refused)
     {
         const engine_backends& b = instance();
+        ir::fuse_elementwise(g);
         auto exe = b.cpu->compile(g, backends::target{}, &b.reference);
         if (!exe)
         {

@@ -15,7 +15,8 @@ namespace specula::engine
     // reads NumPy's loop tables). When a node whose result depends on the
     // kernel (transcendental functions, power, matrix products) was not served
     // by a kernel proven bit-identical to NumPy, `refused` names it and the
-    // graph must not run (the numerics policy).
-    backends::result<std::unique_ptr<backends::executable>> compile_for_engine(const ir::graph& g,
+    // graph must not run (the numerics policy). Marks `g`'s elementwise fusion
+    // groups (node::group) first: the CPU backend runs each as one node.
+    backends::result<std::unique_ptr<backends::executable>> compile_for_engine(ir::graph& g,
                                                                                std::string& refused);
 } // namespace specula::engine

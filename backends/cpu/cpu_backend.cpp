@@ -30,14 +30,6 @@ namespace specula::backends::cpu
             return status::unimplemented("the CPU backend runs on the host only");
         }
         kernel_context ctx{&m_options, m_pool, t.exact};
-        if (m_options.fuse && n.group >= 0 && ir::has(n.code, ir::prop::ELEMENTWISE))
-        {
-            auto k = compile_grouped(g, n, t);
-            if (k || k.error().code() != status_code::unimplemented)
-            {
-                return k;
-            }
-        }
         using factory = result<std::unique_ptr<kernel>> (*)(const ir::graph&, const ir::node&,
                                                             const kernel_context&);
         // oneDNN first: it only accepts float32 in the fast target, at sizes
@@ -54,39 +46,15 @@ namespace specula::backends::cpu
         return status::unimplemented(std::string(ir::mnemonic(n.code)));
     }
 
-    result<std::unique_ptr<kernel>>
-    cpu_backend::compile_grouped(const ir::graph& g, const ir::node& n, const target& t) const
+    result<group_kernel> cpu_backend::compile_group_impl(const ir::graph& g,
+                                                         const fused_group& fg,
+                                                         const target& t) const
     {
+        if (!m_options.fuse || t.where.kind != device_kind::cpu)
+        {
+            return status::unimplemented("fusion off");
+        }
         kernel_context ctx{&m_options, m_pool, t.exact};
-        const auto key = std::make_tuple(&g, n.parent, n.group);
-        std::shared_ptr<group_state> state;
-        {
-            std::lock_guard<std::mutex> lock(m_mutex);
-            auto it = m_groups.find(key);
-            if (it != m_groups.end() && it->second && is_member(*it->second, n) &&
-                !is_first_member(*it->second, n))
-            {
-                state = it->second;
-            }
-        }
-        if (!state)
-        {
-            // The first member plans the group for everyone (a stale entry of
-            // an earlier compile is replaced here).
-            state = plan_group(g, n, ctx);
-            std::lock_guard<std::mutex> lock(m_mutex);
-            if (!state)
-            {
-                m_groups.erase(key);
-                return status::unimplemented("group runs node by node");
-            }
-            m_groups[key] = state;
-        }
-        if (is_last_member(*state, n))
-        {
-            std::lock_guard<std::mutex> lock(m_mutex);
-            m_groups.erase(key);
-        }
-        return make_member_kernel(state, n, g.type_of(n.outputs[0]).elem);
+        return make_group_kernel(g, fg, ctx);
     }
 } // namespace specula::backends::cpu

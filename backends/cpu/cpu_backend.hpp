@@ -10,10 +10,7 @@
 #include "backends/cpu/loop_table.hpp"
 #include "backends/cpu/thread_pool.hpp"
 
-#include <map>
 #include <memory>
-#include <mutex>
-#include <tuple>
 
 namespace specula::backends::cpu
 {
@@ -24,15 +21,12 @@ namespace specula::backends::cpu
         std::shared_ptr<const loop_table> numpy_loops;
         // Lanes of Specula's own pool; 0: the process budget (shared pool).
         int threads = 0;
-        // Evaluate fusion groups (node::group) blockwise as one kernel. Needs
-        // target.plan_memory off until the executor schedules a group as one
-        // node (see README, "Fusion groups"); off by default for that reason.
-        bool fuse = false;
+        // Evaluate fusion groups (node::group) blockwise as one kernel, run by
+        // the executor as one node (see README, "Fusion groups").
+        bool fuse = true;
         // oneDNN for float32 in the fast target.
         bool use_onednn = true;
     };
-
-    struct group_state;
 
     class cpu_backend final : public backend
     {
@@ -47,17 +41,11 @@ namespace specula::backends::cpu
         result<std::unique_ptr<kernel>> compile_node_impl(const ir::graph& g, const ir::node& n,
                                                           const target& t) const override;
 
-        result<std::unique_ptr<kernel>> compile_grouped(const ir::graph& g, const ir::node& n,
-                                                        const target& t) const;
+        result<group_kernel> compile_group_impl(const ir::graph& g, const fused_group& fg,
+                                                const target& t) const override;
 
         cpu_options m_options;
         std::shared_ptr<thread_pool> m_pool;
-        // Fusion groups being compiled: the group's first node builds the
-        // shared state, its last node takes it out.
-        mutable std::mutex m_mutex;
-        mutable std::map<std::tuple<const ir::graph*, ir::region_id, int>,
-                         std::shared_ptr<group_state>>
-            m_groups;
     };
 
     // Kernel factories by family (unimplemented outside the family).

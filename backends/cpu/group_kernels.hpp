@@ -1,20 +1,12 @@
 #pragma once
 
-// Fusion groups compiled as one blockwise program (see group_kernels.cpp).
+// A fusion group (backends/fused_groups.hpp) as one blockwise program; the
+// executor runs it as one node at the group's last member.
 
 #include "backends/cpu/cpu_backend.hpp"
 
-#include <memory>
-
 namespace specula::backends::cpu
 {
-    // The group whose first member is `leader`, ready to run as one
-    // program; null when it must run node by node.
-    std::shared_ptr<group_state> plan_group(const ir::graph& g, const ir::node& leader,
-                                            const kernel_context& ctx);
-    std::unique_ptr<kernel> make_member_kernel(const std::shared_ptr<group_state>& state,
-                                               const ir::node& n, ir::dtype elem);
-    bool is_last_member(const group_state& state, const ir::node& n);
-    bool is_first_member(const group_state& state, const ir::node& n);
-    bool is_member(const group_state& state, const ir::node& n);
+    result<group_kernel> make_group_kernel(const ir::graph& g, const fused_group& fg,
+                                           const kernel_context& ctx);
 } // namespace specula::backends::cpu

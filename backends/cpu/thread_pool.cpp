@@ -2,6 +2,8 @@
 
 #include "backends/cpu/threading.hpp"
 
+#include <cfenv>
+
 namespace specula::backends::cpu
 {
     thread_pool::thread_pool(int lanes) : m_lanes(lanes < 1 ? 1 : lanes)
@@ -47,6 +49,7 @@ namespace specula::backends::cpu
         m_busy = true;
         p_job = &job;
         m_pending = m_lanes - 1;
+        m_fp_flags = 0;
         ++m_generation;
         lock.unlock();
         m_wake.notify_all();
@@ -55,6 +58,12 @@ namespace specula::backends::cpu
         m_done.wait(lock, [this] { return m_pending == 0; });
         p_job = nullptr;
         m_busy = false;
+        // The workers' IEEE flags become the caller's: the engine reads the
+        // calling thread's flags to decide whether NumPy would have warned.
+        if (m_fp_flags != 0)
+        {
+            std::feraiseexcept(m_fp_flags);
+        }
     }
 
     void thread_pool::worker(int lane)
@@ -72,8 +81,11 @@ namespace specula::backends::cpu
             seen = m_generation;
             const auto* job = p_job;
             lock.unlock();
+            std::feclearexcept(FE_ALL_EXCEPT);
             (*job)(lane);
+            const int flags = std::fetestexcept(FE_ALL_EXCEPT);
             lock.lock();
+            m_fp_flags |= flags;
             if (--m_pending == 0)
             {
                 m_done.notify_one();

@@ -36,6 +36,7 @@ namespace specula::backends::cpu
         void worker(int lane);
 
         int m_lanes = 1;
+        int m_fp_flags = 0; // IEEE flags the workers raised during run()
         std::vector<std::thread> m_threads;
         std::mutex m_mutex;
         std::condition_variable m_wake;

@@ -65,7 +65,6 @@ namespace
         ir::fuse_elementwise(g);
         cpu::cpu_backend be(opts);
         target tgt;
-        tgt.plan_memory = !opts.fuse;
         auto exe = be.compile(g, tgt);
         if (!exe)
         {

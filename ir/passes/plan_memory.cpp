@@ -12,8 +12,15 @@ namespace specula::ir
         class planner
         {
         public:
-            explicit planner(const graph& g) : m_graph(g)
+            planner(const graph& g, const std::vector<std::vector<node_id>>& groups) : m_graph(g)
             {
+                for (const auto& members : groups)
+                {
+                    for (node_id m : members)
+                    {
+                        m_group_of[m] = &members;
+                    }
+                }
                 const size_t nv = g.num_values();
                 m_plan.kind.assign(nv, storage::none);
                 m_plan.buffer_of.assign(nv, -1);
@@ -43,6 +50,11 @@ namespace specula::ir
                 for (node_id id : m_graph.get_region(r).nodes)
                 {
                     const node& n = m_graph.get_node(id);
+                    auto group = m_group_of.find(id);
+                    if (group != m_group_of.end() && group->second->back() != id)
+                    {
+                        continue; // numbered with its group's last member
+                    }
                     m_pos[id] = m_next++;
                     for (region_id child : n.regions)
                     {
@@ -52,6 +64,23 @@ namespace specula::ir
                     for (value_id v : n.outputs)
                     {
                         define(v, m_end[id]);
+                    }
+                    if (group != m_group_of.end())
+                    {
+                        number_group(*group->second, id);
+                    }
+                }
+            }
+
+            void number_group(const std::vector<node_id>& members, node_id last)
+            {
+                for (node_id m : members)
+                {
+                    m_pos[m] = m_pos[last];
+                    m_end[m] = m_end[last];
+                    for (value_id v : m_graph.get_node(m).outputs)
+                    {
+                        define(v, m_end[last]);
                     }
                 }
             }
@@ -151,7 +180,7 @@ namespace specula::ir
 
             void try_in_place(const node& n)
             {
-                if (n.outputs.size() != 1)
+                if (n.outputs.size() != 1 || m_group_of.count(n.id) != 0)
                 {
                     return;
                 }
@@ -185,6 +214,11 @@ namespace specula::ir
                     return;
                 }
                 const op code = val.def == no_id ? op::LOOP : m_graph.get_node(val.def).code;
+                if (val.def != no_id && m_group_of.count(val.def) != 0 &&
+                    m_plan.live_last[v] == m_plan.live_first[v])
+                {
+                    return; // a fused group's temporary: never in memory
+                }
                 if (code == op::INPUT || code == op::PARAM)
                 {
                     m_plan.kind[v] = storage::external;
@@ -273,14 +307,15 @@ namespace specula::ir
             std::map<node_id, std::int64_t> m_pos;
             std::vector<std::int64_t> m_end;
             std::int64_t m_next = 0;
+            std::map<node_id, const std::vector<node_id>*> m_group_of; // member -> group
             std::map<int, value_id> m_owner;        // buffer -> value now holding it
             std::multimap<std::string, int> m_free; // size key -> free buffer
         };
     } // namespace
 
-    memory_plan plan_memory(const graph& g)
+    memory_plan plan_memory(const graph& g, const std::vector<std::vector<node_id>>& groups)
     {
-        return planner(g).run();
+        return planner(g, groups).run();
     }
 
     std::string memory_plan::to_string(const graph& g) const

@@ -45,5 +45,9 @@ namespace specula::ir
         std::string to_string(const graph& g) const;
     };
 
-    memory_plan plan_memory(const graph& g);
+    // `groups`: fused groups (member node ids in program order) that the
+    // executor runs as one node at the last member's position. Their members'
+    // inputs stay live until then, their values are defined there, values that
+    // never leave a group get no buffer, and no member runs in place.
+    memory_plan plan_memory(const graph& g, const std::vector<std::vector<node_id>>& groups = {});
 } // namespace specula::ir

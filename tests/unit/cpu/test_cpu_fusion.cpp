@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cfenv>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -54,7 +55,7 @@ namespace
     }
 
     std::vector<buffer> run_chain(bool fuse, int threads, ir::dtype t, std::int64_t n,
-                                  int* groups = nullptr)
+                                  int* groups = nullptr, bool plan = true)
     {
         ir::module m;
         ir::graph& g = m.add_graph("main");
@@ -73,12 +74,23 @@ namespace
         opts.fuse = fuse;
         cpu::cpu_backend be(opts);
         target tgt;
-        tgt.plan_memory = !fuse; // group kernels predate the planned executor
+        tgt.plan_memory = plan;
         auto exe = be.compile(g, tgt);
         EXPECT_TRUE(exe) << (exe ? "" : exe.error().to_string());
         if (!exe)
         {
             return {};
+        }
+        // A group runs as one node: the schedule is shorter than the graph.
+        const std::size_t scheduled = exe.value()->main().m_regions[g.body()].size();
+        const std::size_t nodes = g.get_region(g.body()).nodes.size();
+        if (fuse)
+        {
+            EXPECT_LT(scheduled, nodes);
+        }
+        else
+        {
+            EXPECT_EQ(scheduled, nodes);
         }
         std::vector<buffer> in = {random_buffer(t, {n}, 1), random_buffer(t, {n}, 2)};
         run_result r = exe.value()->run(in);
@@ -128,11 +140,15 @@ TEST(cpu_fusion, fused_group_equals_unfused_bitwise)
     {
         for (std::int64_t n : {1, 100, 2049, 65536 + 7, 1 << 20})
         {
-            int groups = 0;
-            auto fused = run_chain(true, 2, t, n, &groups);
-            auto plain = run_chain(false, 1, t, n);
-            EXPECT_GE(groups, 1);
-            EXPECT_TRUE(same_bytes(fused, plain)) << ir::dtype_name(t) << " n=" << n;
+            for (bool plan : {true, false})
+            {
+                int groups = 0;
+                auto fused = run_chain(true, 2, t, n, &groups, plan);
+                auto plain = run_chain(false, 1, t, n, nullptr, plan);
+                EXPECT_GE(groups, 1);
+                EXPECT_TRUE(same_bytes(fused, plain))
+                    << ir::dtype_name(t) << " n=" << n << " plan=" << plan;
+            }
         }
     }
 }
@@ -220,4 +236,87 @@ TEST(cpu_fallback, transcendental_without_numpy_loops_falls_back)
     auto exe = be.compile(g, target{});
     ASSERT_FALSE(exe);
     EXPECT_EQ(exe.error().code(), status_code::unimplemented);
+}
+
+namespace
+{
+    // a = x*y; s = sum(a); b = a + x; r = b * s: `s` reads the group member
+    // `a` before the group's last member, so that group must not run as one
+    // node at `r` (the sum would read `a` before it exists).
+    std::vector<buffer> run_read_inside(bool fuse)
+    {
+        const std::int64_t n = 5000;
+        ir::module m;
+        ir::graph& g = m.add_graph("main");
+        ir::builder b(g);
+        auto x = b.input({ir::dtype::float64, ir::shape{n}}, "x");
+        auto y = b.input({ir::dtype::float64, ir::shape{n}}, "y");
+        auto a = b.binary(ir::op::MUL, x, y);
+        auto s = b.reduce_all(ir::op::SUM, a, false, 0);
+        auto c = b.binary(ir::op::ADD, a, x);
+        b.output(b.binary(ir::op::MUL, b.binary(ir::op::MUL, c, c), s), "r");
+        EXPECT_TRUE(b.ok()) << b.state().message();
+        if (fuse)
+        {
+            ir::fuse_elementwise(g);
+        }
+        cpu::cpu_options opts;
+        opts.numpy_loops = cpu::testing::numpy_table();
+        opts.fuse = fuse;
+        cpu::cpu_backend be(opts);
+        auto exe = be.compile(g, target{});
+        EXPECT_TRUE(exe) << (exe ? "" : exe.error().to_string());
+        if (!exe)
+        {
+            return {};
+        }
+        std::vector<buffer> in = {random_buffer(ir::dtype::float64, {n}, 3),
+                                  random_buffer(ir::dtype::float64, {n}, 4)};
+        run_result r = exe.value()->run(in);
+        EXPECT_TRUE(r.state) << r.state.to_string();
+        return r.outputs;
+    }
+} // namespace
+
+TEST(cpu_fusion, member_read_before_the_group_ends_is_respected)
+{
+    auto fused = run_read_inside(true);
+    auto plain = run_read_inside(false);
+    ASSERT_EQ(fused.size(), 1u);
+    EXPECT_TRUE(same_bytes(fused, plain));
+}
+
+// The engine reads the calling thread's IEEE flags after a run to decide
+// whether NumPy would have warned: an overflow raised only in the second
+// lane's share (a worker thread) must show up on the caller.
+TEST(cpu_threads, worker_fp_flags_reach_the_caller)
+{
+    const std::int64_t n = 1 << 20;
+    ir::module m;
+    ir::graph& g = m.add_graph("main");
+    ir::builder b(g);
+    auto x = b.input({ir::dtype::float64, ir::shape{n}}, "x");
+    b.output(b.binary(ir::op::MUL, x, x), "r");
+    ASSERT_TRUE(b.ok());
+    cpu::cpu_options opts;
+    opts.numpy_loops = cpu::testing::numpy_table();
+    opts.threads = 2;
+    cpu::cpu_backend be(opts);
+    auto exe = be.compile(g, target{});
+    ASSERT_TRUE(exe) << exe.error().to_string();
+    auto in = buffer::allocate(ir::dtype::float64, {n});
+    ASSERT_TRUE(in);
+    auto* p = reinterpret_cast<double*>(in->data());
+    for (std::int64_t i = 0; i < n; ++i)
+    {
+        p[i] = 1.5;
+    }
+    p[n - 1] = 1e200; // only in the last lane's share
+    std::feclearexcept(FE_ALL_EXCEPT);
+    run_result r = exe.value()->run({in.value()});
+    const int flags = std::fetestexcept(FE_OVERFLOW);
+    ASSERT_TRUE(r.state) << r.state.to_string();
+    EXPECT_TRUE(std::isinf(r.outputs[0].element_as_double(n - 1)));
+    EXPECT_NE(flags, 0);
+    std::feclearexcept(FE_ALL_EXCEPT);
 }

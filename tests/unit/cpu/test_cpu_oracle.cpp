@@ -91,7 +91,6 @@ namespace
         cpu::cpu_backend cpu_be(opts);
         reference::reference_backend ref;
         target tgt;
-        tgt.plan_memory = !c.fuse; // group kernels predate the planned executor
         auto exe = cpu_be.compile(g, tgt, &ref);
         if (!exe)
         {
