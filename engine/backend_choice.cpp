@@ -3,6 +3,7 @@
 #include "backends/cpu/cpu_backend.hpp"
 #include "backends/cpu/numpy_loops/numpy_loops.hpp"
 #include "backends/reference/reference_backend.hpp"
+#include "engine/engine_core.hpp"
 #include "ir/passes/fuse_elementwise.hpp"
 
 namespace specula::engine
@@ -89,7 +90,10 @@ namespace specula::engine
     {
         const engine_backends& b = instance();
         ir::fuse_elementwise(g);
-        auto exe = b.cpu->compile(g, backends::target{}, &b.reference);
+        backends::target t;
+        // float32 may take reassociating kernels (oneDNN) only in `fast` mode.
+        t.exact = engine_core::instance().settings().numerics == numerics_mode::exact;
+        auto exe = b.cpu->compile(g, t, &b.reference);
         if (!exe)
         {
             return exe;
