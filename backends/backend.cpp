@@ -30,6 +30,16 @@ namespace specula::backends
         return status::unimplemented("fused groups");
     }
 
+    std::vector<fused_group> backend::pattern_groups(const ir::graph& g, const target& t) const
+    {
+        return pattern_groups_impl(g, t);
+    }
+
+    std::vector<fused_group> backend::pattern_groups_impl(const ir::graph&, const target&) const
+    {
+        return {};
+    }
+
     namespace
     {
         void add_symbols(const ir::value_type& t, std::vector<std::int32_t>& out)
@@ -155,8 +165,20 @@ namespace specula::backends
             {
                 m_groups.clear();
                 m_member_of.clear();
+                std::vector<fused_group> candidates = m_primary.pattern_groups(g, m_target);
                 for (fused_group& fg : find_fused_groups(g))
                 {
+                    candidates.push_back(std::move(fg));
+                }
+                for (fused_group& fg : candidates)
+                {
+                    const bool taken =
+                        std::any_of(fg.members.begin(), fg.members.end(), [this](const ir::node* m)
+                                    { return m_member_of.count(m->id) != 0; });
+                    if (taken)
+                    {
+                        continue; // overlaps a pattern group compiled before it
+                    }
                     auto k = m_primary.compile_group(g, fg, m_target);
                     if (!k)
                     {

@@ -57,6 +57,10 @@ namespace specula::backends
         // then compiled node by node).
         result<group_kernel> compile_group(const ir::graph& g, const fused_group& fg,
                                            const target& t) const;
+        // Groups this backend recognises itself (patterns such as matmul ->
+        // bias -> activation); they take precedence over the elementwise groups
+        // they overlap. Each is then offered to compile_group.
+        std::vector<fused_group> pattern_groups(const ir::graph& g, const target& t) const;
 
         // The graph and every graph it calls. Fusion groups the backend
         // compiles as one kernel run as one node (see fused_groups.hpp). A node this backend leaves
@@ -71,5 +75,7 @@ namespace specula::backends
         compile_node_impl(const ir::graph& g, const ir::node& n, const target& t) const = 0;
         virtual result<group_kernel> compile_group_impl(const ir::graph& g, const fused_group& fg,
                                                         const target& t) const;
+        virtual std::vector<fused_group> pattern_groups_impl(const ir::graph& g,
+                                                             const target& t) const;
     };
 } // namespace specula::backends

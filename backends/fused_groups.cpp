@@ -37,9 +37,11 @@ namespace specula::backends
                                                                  const fused_group& fg)
         {
             std::set<ir::value_id> defined;
+            std::set<ir::node_id> members;
             for (const ir::node* m : fg.members)
             {
                 defined.insert(m->outputs[0]);
+                members.insert(m->id);
             }
             const ir::node_id first = fg.members.front()->id;
             const ir::node_id last = fg.members.back()->id;
@@ -47,9 +49,8 @@ namespace specula::backends
             bool inside = false;
             for (ir::node_id id : r.nodes)
             {
-                const ir::node& u = g.get_node(id);
                 inside = inside || id == first;
-                if (u.group == fg.group)
+                if (members.count(id) != 0)
                 {
                     inside = inside && id != last;
                     continue;
@@ -84,6 +85,24 @@ namespace specula::backends
             return out;
         }
     } // namespace
+
+    bool finish_group(const ir::graph& g, fused_group& fg)
+    {
+        for (const ir::node* m : fg.members)
+        {
+            if (m->outputs.size() != 1 || m->parent != fg.region)
+            {
+                return false;
+            }
+        }
+        auto outs = escaping_values(g, g.get_region(fg.region), fg);
+        if (!outs)
+        {
+            return false;
+        }
+        fg.outputs = std::move(*outs);
+        return true;
+    }
 
     std::vector<fused_group> find_fused_groups(const ir::graph& g)
     {

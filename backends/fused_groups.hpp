@@ -26,4 +26,9 @@ namespace specula::backends
     // member: one output each, all of one static shape, and no member value
     // read by a non-member placed between the first and the last member.
     std::vector<fused_group> find_fused_groups(const ir::graph& g);
+
+    // For a group a backend proposes itself (members of one region in program
+    // order, e.g. matmul -> add bias -> relu): fills `outputs` and says whether
+    // it may run at its last member (same rule as above; shapes are free).
+    bool finish_group(const ir::graph& g, fused_group& fg);
 } // namespace specula::backends

@@ -50,11 +50,30 @@ namespace specula::backends::cpu
                                                          const fused_group& fg,
                                                          const target& t) const
     {
-        if (!m_options.fuse || t.where.kind != device_kind::cpu)
+        if (t.where.kind != device_kind::cpu)
+        {
+            return status::unimplemented("the CPU backend runs on the host only");
+        }
+        kernel_context ctx{&m_options, m_pool, t.exact};
+        if (fg.group < 0)
+        {
+            return make_onednn_group(g, fg, ctx); // a pattern of ours
+        }
+        if (!m_options.fuse)
         {
             return status::unimplemented("fusion off");
         }
-        kernel_context ctx{&m_options, m_pool, t.exact};
         return make_group_kernel(g, fg, ctx);
+    }
+
+    std::vector<fused_group> cpu_backend::pattern_groups_impl(const ir::graph& g,
+                                                              const target& t) const
+    {
+        if (t.where.kind != device_kind::cpu)
+        {
+            return {};
+        }
+        kernel_context ctx{&m_options, m_pool, t.exact};
+        return onednn_pattern_groups(g, ctx);
     }
 } // namespace specula::backends::cpu

@@ -43,6 +43,8 @@ namespace specula::backends::cpu
 
         result<group_kernel> compile_group_impl(const ir::graph& g, const fused_group& fg,
                                                 const target& t) const override;
+        std::vector<fused_group> pattern_groups_impl(const ir::graph& g,
+                                                     const target& t) const override;
 
         cpu_options m_options;
         std::shared_ptr<thread_pool> m_pool;
@@ -63,4 +65,10 @@ namespace specula::backends::cpu
                                                     const kernel_context& ctx);
     result<std::unique_ptr<kernel>> make_onednn_kernel(const ir::graph& g, const ir::node& n,
                                                        const kernel_context& ctx);
+    // oneDNN patterns (matmul -> bias -> activation) and their kernels.
+    std::vector<fused_group> onednn_pattern_groups(const ir::graph& g, const kernel_context& ctx);
+    result<group_kernel> make_onednn_group(const ir::graph& g, const fused_group& fg,
+                                           const kernel_context& ctx);
+    // oneDNN primitives built so far (0 without oneDNN): tests of the cache.
+    std::int64_t onednn_primitives_created();
 } // namespace specula::backends::cpu

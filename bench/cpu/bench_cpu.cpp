@@ -4,6 +4,7 @@
 
 #include "backends/cpu/cpu_backend.hpp"
 #include "backends/cpu/numpy_loops/numpy_loops.hpp"
+#include "backends/reference/reference_backend.hpp"
 #include "ir/builder.hpp"
 #include "ir/passes/fuse_elementwise.hpp"
 
@@ -76,12 +77,63 @@ namespace
         std::vector<buffer> in = {bx.value(), by.value()};
         return median_seconds([&] { exe.value()->run(in); }, reps);
     }
+    // float32 relu(A @ W + b), 256x512 @ 512x512, in the fast target (oneDNN
+    // with the bias and ReLU as post-ops) and the exact one, against NumPy.
+    void gemm_bias_relu(const cpu::cpu_options& opts)
+    {
+        const std::int64_t m = 256, k = 512, n = 512;
+        ir::module mod;
+        ir::graph& g = mod.add_graph("main");
+        ir::builder b(g);
+        auto a = b.input({ir::dtype::float32, ir::shape{m, k}}, "a");
+        auto w = b.input({ir::dtype::float32, ir::shape{k, n}}, "w");
+        auto bias = b.input({ir::dtype::float32, ir::shape{n}}, "b");
+        b.output(b.binary(ir::op::MAXIMUM, b.binary(ir::op::ADD, b.matmul(a, w), bias),
+                          b.constant(ir::scalar::of_float(ir::dtype::float32, 0.0))),
+                 "y");
+        ir::fuse_elementwise(g);
+        std::vector<buffer> in = {buffer::allocate(ir::dtype::float32, {m, k}).value(),
+                                  buffer::allocate(ir::dtype::float32, {k, n}).value(),
+                                  buffer::allocate(ir::dtype::float32, {n}).value()};
+        double t[2] = {0, 0};
+        for (bool exact : {false, true})
+        {
+            cpu::cpu_backend be(opts);
+            target tgt;
+            tgt.exact = exact;
+            backends::reference::reference_backend ref; // CONSTANT
+            auto exe = be.compile(g, tgt, &ref);
+            if (!exe)
+            {
+                std::printf("compile failed: %s\n", exe.error().to_string().c_str());
+                return;
+            }
+            t[exact ? 1 : 0] = median_seconds([&] { exe.value()->run(in); }, 51);
+        }
+        PyRun_SimpleString("import numpy as np, timeit\n"
+                           "A=np.random.default_rng(1).standard_normal((256,512)).astype(np.float32)\n"
+                           "W=np.random.default_rng(2).standard_normal((512,512)).astype(np.float32)\n"
+                           "B=np.random.default_rng(3).standard_normal(512).astype(np.float32)\n"
+                           "_t=sorted(timeit.repeat(lambda: np.maximum(A@W+B,0), number=1, repeat=51))\n"
+                           "_m=_t[len(_t)//2]\n");
+        PyObject* main = PyImport_AddModule("__main__");  // borrowed
+        PyObject* mv = PyObject_GetAttrString(main, "_m"); // new
+        const double np_s = PyFloat_AsDouble(mv);
+        Py_XDECREF(mv);
+        const double flops = 2.0 * m * k * n;
+        std::printf("f32 relu(A@W+b) 256x512x512: fast %.1f us (%.0f GFLOP/s, %.2fx numpy), "
+                    "exact %.1f us (%.2fx numpy), numpy %.1f us\n",
+                    t[0] * 1e6, flops / t[0] / 1e9, np_s / t[0], t[1] * 1e6, np_s / t[1],
+                    np_s * 1e6);
+    }
 } // namespace
 
 int main(int argc, char** argv)
 {
     // `bench_cpu executor` runs only the executor section (profiling).
     const bool only_executor = argc > 1 && std::string(argv[1]) == "executor";
+    // `bench_cpu gemm`: only the float32 GEMM + bias + ReLU comparison.
+    const bool only_gemm = argc > 1 && std::string(argv[1]) == "gemm";
     Py_InitializeEx(0);
     auto loops = std::make_shared<cpu::loop_table>();
     if (!cpu::fill_numpy_loops(*loops))
@@ -126,7 +178,7 @@ int main(int argc, char** argv)
     };
     std::printf("%-28s %10s %12s %12s %8s %9s\n", "case", "n", "specula_us", "numpy_us", "ratio",
                 "GB/s");
-    for (const auto& c : only_executor ? std::vector<bench_case>{} : cases)
+    for (const auto& c : only_executor || only_gemm ? std::vector<bench_case>{} : cases)
     {
         for (std::int64_t n : {std::int64_t(100), std::int64_t(65536), std::int64_t(1) << 24})
         {
@@ -137,6 +189,14 @@ int main(int argc, char** argv)
                         static_cast<long long>(n), s * 1e6, np_s * 1e6, np_s / s,
                         c.bytes_per_elem * double(n) / s / 1e9);
         }
+    }
+    if (!only_executor)
+    {
+        gemm_bias_relu(opts);
+    }
+    if (only_gemm)
+    {
+        return 0;
     }
     // Executor overhead: a chain of 200 adds on 1 element.
     const int ops = 200;
