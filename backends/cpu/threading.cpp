@@ -1,5 +1,6 @@
 #include "backends/cpu/threading.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sched.h>
 
@@ -26,5 +27,16 @@ namespace specula::backends::cpu
             return 1;
         }();
         return budget;
+    }
+
+    int onednn_threads()
+    {
+        static const int threads = []
+        {
+            const char* env = std::getenv("SPECULA_ONEDNN_THREADS");
+            const int n = env != nullptr ? std::atoi(env) : 0;
+            return n > 0 ? std::min(n, thread_budget()) : 1;
+        }();
+        return threads;
     }
 } // namespace specula::backends::cpu

@@ -1,8 +1,11 @@
 #include "backends/cpu/onednn/onednn_matmul.hpp"
 
 #include "backends/cpu/onednn/onednn_context.hpp"
+#include "backends/cpu/threading.hpp"
 
 #include "ir/passes/fuse_elementwise.hpp"
+
+#include <omp.h>
 
 #include <cstring>
 #include <unordered_map>
@@ -189,6 +192,8 @@ namespace specula::backends::cpu::onednn
                         m_args.at(DNNL_ARG_BIAS).set_data_handle(contiguous(io.in(2), m_copies[2]));
                     }
                     m_args.at(DNNL_ARG_DST).set_data_handle(io.out(0).data());
+                    // The team size is the calling thread's OpenMP setting.
+                    omp_set_num_threads(onednn_threads());
                     m_prim->execute(m_stream, m_args);
                     m_stream.wait();
                 }
