@@ -22,6 +22,10 @@ using namespace specula::backends;
 
 namespace
 {
+    // bench/RESULTS.md, "Measured peaks" (this machine kind, 2 cores).
+    constexpr double triad_peak_gbs = 73.8;
+    constexpr double gemm_f32_peak_gflops = 219.4;
+
     double median_seconds(const std::function<void()>& f, int reps)
     {
         std::vector<double> t;
@@ -121,10 +125,10 @@ namespace
         const double np_s = PyFloat_AsDouble(mv);
         Py_XDECREF(mv);
         const double flops = 2.0 * m * k * n;
-        std::printf("f32 relu(A@W+b) 256x512x512: fast %.1f us (%.0f GFLOP/s, %.2fx numpy), "
-                    "exact %.1f us (%.2fx numpy), numpy %.1f us\n",
-                    t[0] * 1e6, flops / t[0] / 1e9, np_s / t[0], t[1] * 1e6, np_s / t[1],
-                    np_s * 1e6);
+        std::printf("f32 relu(A@W+b) 256x512x512: fast %.1f us (%.0f GFLOP/s, %.0f%% of peak, "
+                    "%.2fx numpy), exact %.1f us (%.2fx numpy), numpy %.1f us\n",
+                    t[0] * 1e6, flops / t[0] / 1e9, 100 * flops / t[0] / 1e9 / gemm_f32_peak_gflops,
+                    np_s / t[0], t[1] * 1e6, np_s / t[1], np_s * 1e6);
     }
 } // namespace
 
@@ -176,8 +180,8 @@ int main(int argc, char** argv)
          { b.output(b.reduce_all(ir::op::SUM, x, false, 0), "r"); },
          8},
     };
-    std::printf("%-28s %10s %12s %12s %8s %9s\n", "case", "n", "specula_us", "numpy_us", "ratio",
-                "GB/s");
+    std::printf("%-28s %10s %12s %12s %8s %9s %7s\n", "case", "n", "specula_us", "numpy_us",
+                "ratio", "GB/s", "%triad");
     for (const auto& c : only_executor || only_gemm ? std::vector<bench_case>{} : cases)
     {
         for (std::int64_t n : {std::int64_t(100), std::int64_t(65536), std::int64_t(1) << 24})
@@ -185,9 +189,10 @@ int main(int argc, char** argv)
             const int reps = n > 1000000 ? 11 : 201;
             const double s = specula_seconds(c.body, n, reps, opts);
             const double np_s = numpy_seconds(c.numpy, n, reps);
-            std::printf("%-28s %10lld %12.2f %12.2f %7.2fx %9.2f\n", c.name,
-                        static_cast<long long>(n), s * 1e6, np_s * 1e6, np_s / s,
-                        c.bytes_per_elem * double(n) / s / 1e9);
+            const double gbs = c.bytes_per_elem * double(n) / s / 1e9;
+            std::printf("%-28s %10lld %12.2f %12.2f %7.2fx %9.2f %6.0f%%\n", c.name,
+                        static_cast<long long>(n), s * 1e6, np_s * 1e6, np_s / s, gbs,
+                        100 * gbs / triad_peak_gbs);
         }
     }
     if (!only_executor)
