@@ -1,6 +1,9 @@
-// Control flow that unrolls at conversion: list comprehensions, and generator
-// expressions consumed at once by an unpacking assignment.
+// Control flow beyond the straight line: `while` unrolled on specialised
+// values, `if` on array data as an IR conditional, list comprehensions, and
+// generator expressions consumed at once by an unpacking assignment.
 #include "engine/converter/converter.hpp"
+
+#include <algorithm>
 
 namespace specula::engine::converter
 {
@@ -10,7 +13,286 @@ namespace specula::engine::converter
         {
             return py::str(node.get_type().attr("__name__"));
         }
+
+        // Trips of one `while` unrolled at most (the statement budget also holds).
+        constexpr int max_while_trips = 1000;
+
+        bool same_value(const cval& a, const cval& b)
+        {
+            if (a.k != b.k)
+            {
+                return false;
+            }
+            switch (a.k)
+            {
+            case cval::kind::array:
+                return a.arr == b.arr;
+            case cval::kind::object:
+                return a.src == b.src;
+            case cval::kind::constant:
+                // Equal literals on both sides (`s = 0.5`): the same value and type.
+                return a.obj.ptr() == b.obj.ptr() ||
+                       (Py_TYPE(a.obj.ptr()) == Py_TYPE(b.obj.ptr()) &&
+                        std::string(py::repr(a.obj)) == std::string(py::repr(b.obj)));
+            case cval::kind::tuple:
+                if (a.items.size() != b.items.size())
+                {
+                    return false;
+                }
+                for (size_t i = 0; i < a.items.size(); ++i)
+                {
+                    if (!same_value(a.items[i], b.items[i]))
+                    {
+                        return false;
+                    }
+                }
+                return true;
+            }
+            return false;
+        }
     } // namespace
+
+    // `while cond:` where every trip's condition is known under the guards
+    // (it depends on specialised values only): unrolled. A different trip
+    // count on a later call comes from a different guarded value: a miss.
+    void converter::visit_while(py::handle node)
+    {
+        if (py::len(node.attr("orelse")) != 0)
+        {
+            fail("while ... else", node);
+        }
+        for (int trips = 0;; ++trips)
+        {
+            cval test = visit_expr(node.attr("test"));
+            if (test.k != cval::kind::constant)
+            {
+                fail("while on array data", node);
+            }
+            if (PyObject_IsTrue(test.obj.ptr()) != 1)
+            {
+                return;
+            }
+            if (trips >= max_while_trips)
+            {
+                fail("while loop of more than " + std::to_string(max_while_trips) + " trips", node);
+            }
+            visit_body(node.attr("body"));
+            m_continuing = false;
+            if (m_breaking)
+            {
+                m_breaking = false;
+                return;
+            }
+            if (m_returned)
+            {
+                return;
+            }
+        }
+    }
+
+    // One side of a data-dependent `if`, built into `region`; m_locals and
+    // m_result are what it leaves. Whether it returned. Effects, loop exits
+    // and in-place updates of arrays that exist outside the branch would need
+    // conditional commits: refused.
+    bool converter::visit_branch(py::handle body, ir::region_id region, py::handle node)
+    {
+        const size_t effects = m_spec->effects.size();
+        const size_t heap_writes = m_heap_writes.size();
+        const size_t inputs = m_spec->inputs.size();
+        std::vector<ir::value_id> values;
+        for (const array_entry& e : m_arrays)
+        {
+            values.push_back(e.value);
+        }
+        m_returned = false;
+        {
+            ir::builder::insertion_guard keep(*m_builder);
+            m_builder->set_insertion_end(region);
+            visit_body(body);
+        }
+        if (m_breaking || m_continuing)
+        {
+            fail("break or continue inside an if on array data", node);
+        }
+        if (m_spec->effects.size() != effects || m_heap_writes.size() != heap_writes)
+        {
+            fail("effects inside an if on array data", node);
+        }
+        if (m_spec->inputs.size() != inputs)
+        {
+            fail("a value first read inside an if on array data", node);
+        }
+        for (size_t i = 0; i < values.size(); ++i)
+        {
+            if (m_arrays[i].value != values[i])
+            {
+                fail("in-place update inside an if on array data", node);
+            }
+        }
+        const bool returned = m_returned;
+        m_returned = false;
+        return returned;
+    }
+
+    // The value after a data-dependent `if` of something the two sides give
+    // as `a` and `b`: the same value, a tuple of merged items, or a new
+    // array of one type and surface on both sides (a placeholder -1 - k for
+    // the k-th pair in `pairs`, the IF's k-th result).
+    cval converter::merge_values(const cval& a, const cval& b,
+                                 std::vector<std::pair<int, int>>& pairs, const std::string& what,
+                                 py::handle node)
+    {
+        if (same_value(a, b))
+        {
+            return a;
+        }
+        if (a.k == cval::kind::tuple && b.k == cval::kind::tuple &&
+            a.items.size() == b.items.size() &&
+            (a.obj.ptr() == nullptr) == (b.obj.ptr() == nullptr))
+        {
+            cval out = a;
+            for (size_t i = 0; i < a.items.size(); ++i)
+            {
+                out.items[i] = merge_values(a.items[i], b.items[i], pairs, what, node);
+            }
+            return out;
+        }
+        if (a.k != cval::kind::array || b.k != cval::kind::array)
+        {
+            fail(what + " given different non-array values by an if on array data", node);
+        }
+        const array_entry& x = m_arrays[static_cast<size_t>(a.arr)];
+        const array_entry& y = m_arrays[static_cast<size_t>(b.arr)];
+        if (x.src >= 0 || y.src >= 0 || x.view_of >= 0 || y.view_of >= 0)
+        {
+            fail(what + " naming an input array or a view on one side of an if on array data",
+                 node);
+        }
+        if (x.surf != y.surf || type_of(x.value) != type_of(y.value))
+        {
+            fail(what + " of different types on the two sides of an if on array data", node);
+        }
+        pairs.push_back({a.arr, b.arr});
+        cval placeholder;
+        placeholder.k = cval::kind::array;
+        placeholder.arr = -static_cast<int>(pairs.size());
+        return placeholder;
+    }
+
+    // `if <0-d array value>:` with both sides convertible: an IR IF whose
+    // results are the locals the sides bind differently, or the value both
+    // sides return (`if c: return a` followed by `return b` too: the rest of
+    // the body is then the else side). No branch is assumed, so a branch
+    // that flips between calls needs no recompilation.
+    void converter::visit_data_if(py::handle node, const cval& test, py::object rest)
+    {
+        ir::value_id cond = value_of(test, node);
+        const ir::value_type& ct = type_of(cond);
+        if (ct.dims.rank() != 0)
+        {
+            fail("truth value of an array with more than one element", node);
+        }
+        if (ct.elem != ir::dtype::bool_)
+        {
+            // Python's truth of a NumPy number: non-zero (NaN is true).
+            ir::value_id zero =
+                m_builder->constant(ir::is_float(ct.elem) ? ir::scalar::of_float(ct.elem, 0.0)
+                                                          : ir::scalar::of_int(ct.elem, 0));
+            cond = m_builder->binary(ir::op::NE, cond, zero);
+        }
+        const std::map<std::string, cval> before = m_locals;
+        ir::region_id then_region = m_builder->new_region();
+        ir::region_id else_region = m_builder->new_region();
+        const bool then_returned = visit_branch(node.attr("body"), then_region, node);
+        std::map<std::string, cval> then_locals = std::move(m_locals);
+        cval then_result = m_result;
+        py::list else_body = node.attr("orelse");
+        if (then_returned && rest && py::len(rest) > 0)
+        {
+            else_body = py::list(else_body + rest);
+        }
+        m_locals = before;
+        const bool else_returned = visit_branch(else_body, else_region, node);
+        if (then_returned != else_returned)
+        {
+            fail("return on one side of an if on array data only", node);
+        }
+        std::vector<std::pair<int, int>> pairs;
+        cval merged_result;
+        std::map<std::string, cval> merged;
+        if (then_returned)
+        {
+            merged_result = merge_values(then_result, m_result, pairs, "the return value", node);
+        }
+        else
+        {
+            for (const auto& [name, v] : then_locals)
+            {
+                auto other = m_locals.find(name);
+                if (other == m_locals.end())
+                {
+                    fail("local " + name + " bound on one side of an if on array data only", node);
+                }
+                merged[name] = merge_values(v, other->second, pairs, "local " + name, node);
+            }
+            for (const auto& [name, v] : m_locals)
+            {
+                if (!then_locals.count(name))
+                {
+                    fail("local " + name + " bound on one side of an if on array data only", node);
+                }
+            }
+        }
+        std::vector<ir::value_id> then_results, else_results;
+        for (const auto& [t, e] : pairs)
+        {
+            then_results.push_back(m_arrays[static_cast<size_t>(t)].value);
+            else_results.push_back(m_arrays[static_cast<size_t>(e)].value);
+        }
+        m_builder->set_results(then_region, then_results);
+        m_builder->set_results(else_region, else_results);
+        std::vector<ir::value_id> outs = m_builder->if_else(cond, then_region, else_region);
+        if (!m_builder->ok() || outs.size() != pairs.size())
+        {
+            fail("if on array data (IR: " + m_builder->state().message() + ")", node);
+        }
+        std::vector<cval> results;
+        for (size_t i = 0; i < pairs.size(); ++i)
+        {
+            const array_entry& a = m_arrays[static_cast<size_t>(pairs[i].first)];
+            const array_entry& b = m_arrays[static_cast<size_t>(pairs[i].second)];
+            const std::int64_t lo = std::min(a.int_lo, b.int_lo);
+            const std::int64_t hi = std::max(a.int_hi, b.int_hi);
+            cval out = new_array(outs[i], a.surf);
+            m_arrays[static_cast<size_t>(out.arr)].int_lo = lo;
+            m_arrays[static_cast<size_t>(out.arr)].int_hi = hi;
+            results.push_back(out);
+        }
+        auto substitute = [&results](cval& v, auto& self) -> void
+        {
+            if (v.k == cval::kind::array && v.arr < 0)
+            {
+                v = results[static_cast<size_t>(-v.arr - 1)];
+            }
+            for (cval& item : v.items)
+            {
+                self(item, self);
+            }
+        };
+        if (then_returned)
+        {
+            substitute(merged_result, substitute);
+            m_result = merged_result;
+            m_returned = true;
+            m_locals = before;
+            return;
+        }
+        for (auto& [name, v] : merged)
+        {
+            substitute(v, substitute);
+        }
+        m_locals = std::move(merged);
+    }
 
     // `[elt for target in iterable if cond]` over a sequence whose structure
     // is known, with filters on specialised values: the items, in order. The

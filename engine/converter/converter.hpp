@@ -186,6 +186,11 @@ namespace specula::engine::converter
 
         // control_flow.cpp
         cval visit_comprehension(py::handle node, bool consumed_at_once);
+        void visit_while(py::handle node);
+        void visit_data_if(py::handle node, const cval& test, py::object rest);
+        bool visit_branch(py::handle body, ir::region_id region, py::handle node);
+        cval merge_values(const cval& a, const cval& b, std::vector<std::pair<int, int>>& pairs,
+                          const std::string& what, py::handle node);
 
         // numpy_calls.cpp
         cval call_numpy(const std::string& name, const call_args& args, py::handle node);
@@ -228,6 +233,7 @@ namespace specula::engine::converter
         std::map<ir::value_id, bool> m_input_contiguous; // graph input -> C_CONTIGUOUS
         std::map<ir::value_id, layout> m_layouts;        // memo of layout_of()
 
+        py::object m_rest; // the statements after the one being visited (visit_if takes it)
         bool m_returned = false;
         bool m_breaking = false;
         bool m_continuing = false;

@@ -33,8 +33,11 @@ namespace specula::engine::converter
 
     void converter::visit_body(py::handle statements)
     {
-        for (py::handle stmt : statements)
+        py::list all = py::reinterpret_borrow<py::list>(statements);
+        const size_t n = py::len(all);
+        for (size_t i = 0; i < n; ++i)
         {
+            py::handle stmt = all[i];
             if (m_returned || m_breaking || m_continuing)
             {
                 return;
@@ -43,6 +46,8 @@ namespace specula::engine::converter
             {
                 fail("too many statements after unrolling", stmt);
             }
+            // An `if` on array data whose body returns takes the rest as its else side.
+            m_rest = all[py::slice(static_cast<Py_ssize_t>(i + 1), static_cast<Py_ssize_t>(n), 1)];
             visit_stmt(stmt);
         }
     }
@@ -56,6 +61,7 @@ namespace specula::engine::converter
         if (kind == "Return") return visit_return(node);
         if (kind == "If") return visit_if(node);
         if (kind == "For") return visit_for(node);
+        if (kind == "While") return visit_while(node);
         if (kind == "Assert") return visit_assert(node);
         if (kind == "Pass") return;
         if (kind == "Break") { m_breaking = true; return; }
@@ -339,6 +345,7 @@ namespace specula::engine::converter
 
     void converter::visit_if(py::handle node)
     {
+        py::object rest = std::move(m_rest);
         cval test = visit_expr(node.attr("test"));
         bool known = false;
         bool taken = truth_of(test, known);
@@ -350,9 +357,13 @@ namespace specula::engine::converter
         py::list body = node.attr("body");
         bool raise_only = py::len(body) == 1 && node_type(body[0]) == "Raise" &&
                           py::len(node.attr("orelse")) == 0;
-        if (!raise_only || test.k != cval::kind::array)
+        if (test.k != cval::kind::array)
         {
-            fail("if on array data (branch not specialisable)", node);
+            fail("if on this value (branch not specialisable)", node);
+        }
+        if (!raise_only)
+        {
+            return visit_data_if(node, test, rest);
         }
         ir::value_id cond = value_of(test, node);
         if (!type_of(cond).dims.dims().empty())

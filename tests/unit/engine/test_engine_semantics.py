@@ -130,7 +130,7 @@ def test_not_convertible_reported_with_construct_and_line(tmp_path):
     """ + REPORT)
     row = rows_of(proc)["f"]
     assert row["state"] == "not_convertible"
-    assert row["reason"].startswith("not convertible: While statement at ")
+    assert row["reason"].startswith("not convertible: while on array data at ")
     assert row["reason"].endswith("prog.py:5")
 
 

@@ -1,0 +1,24 @@
+# An `if` on array data whose sides have effects (print, attribute writes): the
+# effects would need a conditional commit, so the function stays in CPython.
+# must-not-convert: report_step
+import numpy as np
+from _probe import snapshot, call
+
+
+class Log:
+    def __init__(self):
+        self.worse = 0
+
+
+def report_step(log, loss, best):
+    if loss < best:
+        print("improved", loss)
+    else:
+        log.worse += 1
+    return loss * 1.0
+
+
+log = Log()
+for i in range(25):
+    call(f"report{i}", report_step, log, np.array(1.0 / (1 + i % 4)), 0.4)
+snapshot("log", log)
