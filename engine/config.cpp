@@ -93,8 +93,13 @@ namespace specula::engine
 
     config config_from_environment()
     {
-        return parse_config(std::getenv("SPECULA_ENGINE"), std::getenv("SPECULA_THRESHOLD"),
-                            std::getenv("SPECULA_DUMP"), std::getenv("SPECULA_COST_CHECK"),
-                            std::getenv("SPECULA_NUMERICS"));
+        config c = parse_config(std::getenv("SPECULA_ENGINE"), std::getenv("SPECULA_THRESHOLD"),
+                                std::getenv("SPECULA_DUMP"), std::getenv("SPECULA_COST_CHECK"),
+                                std::getenv("SPECULA_NUMERICS"));
+        if (const char* rearm = std::getenv("SPECULA_REARM_MS"))
+        {
+            parse_count(rearm, c.rearm_ms);
+        }
+        return c;
     }
 } // namespace specula::engine

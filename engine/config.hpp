@@ -40,6 +40,12 @@ namespace specula::engine
         int max_unrolled_statements = 4096;
         dump_flags dump;               // SPECULA_DUMP=ir,guards,exits,cache
         numerics_mode numerics = numerics_mode::fast; // SPECULA_NUMERICS=fast|exact
+        // Cheap when cold (frame_hook.hpp, park_policy): the hook steps aside
+        // after this many calls in which nothing it counts or runs was called,
+        // and comes back every `rearm_ms` (SPECULA_REARM_MS; measurements under
+        // valgrind scale it with the slowdown). Threshold 0 never parks.
+        std::int64_t park_window = 8192;
+        std::int64_t rearm_ms = 50;
         // The cost check (SPECULA_COST_CHECK=off disables it): after
         // `cost_check_runs` timed graph runs, a region whose fastest graph call
         // is not below `cost_margin` x its fastest CPython call goes back to

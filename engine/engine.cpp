@@ -27,6 +27,7 @@ namespace specula::engine
 
     py::object engine::run_cell(const cell_request& request)
     {
+        engine_core::instance().cell_starts();
         return m_shell.attr("run_cell")(request.code, "store_history"_a = request.store_history,
                                         "silent"_a = request.silent);
     }

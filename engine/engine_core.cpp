@@ -42,51 +42,6 @@ namespace specula::engine
 
     engine_core::engine_core() : m_config(config_from_environment()) {}
 
-    bool engine_core::enable(bool force)
-    {
-        if (!m_config.enabled && !force)
-        {
-            return true;
-        }
-        if (!m_loaded)
-        {
-            if (!ensure_numpy())
-            {
-                return false;
-            }
-            try
-            {
-                m_whitelist.load();
-                py::module_ sysconfig = py::module_::import("sysconfig");
-                for (const char* key : {"stdlib", "platstdlib", "purelib", "platlib"})
-                {
-                    m_library_prefixes.push_back(py::str(sysconfig.attr("get_path")(key)));
-                }
-                for (py::handle entry : py::module_::import("sys").attr("path"))
-                {
-                    std::string p = py::str(entry);
-                    if (p.find("-packages") != std::string::npos || p.rfind("/usr/lib/python3", 0) == 0)
-                    {
-                        m_library_prefixes.push_back(p);
-                    }
-                }
-            }
-            catch (py::error_already_set& e)
-            {
-                e.restore();
-                return false;
-            }
-            m_loaded = true;
-        }
-        if (!frame_hook::install({&engine_core::classify, &engine_core::enter,
-                                  &engine_core::release, &engine_core::ran_default}))
-        {
-            return false;
-        }
-        m_enabled = true;
-        return true;
-    }
-
     std::size_t engine_core::set_numerics(numerics_mode mode)
     {
         if (mode == m_config.numerics)
@@ -158,12 +113,6 @@ namespace specula::engine
         return best;
     }
 
-    void engine_core::disable()
-    {
-        frame_hook::uninstall();
-        m_enabled = false;
-    }
-
     bool engine_core::is_library(const std::string& file) const
     {
         if (file.empty() || file[0] == '<')
@@ -224,6 +173,10 @@ namespace specula::engine
     {
         auto* rec = static_cast<region_record*>(slot->owner);
         engine_core& self = instance();
+        if (!self.m_loaded && !self.load())
+        {
+            return frame_exit::run_default;
+        }
         try
         {
             return self.on_enter(*rec, frame, result);

@@ -44,6 +44,11 @@ namespace specula::engine
         bool enable(bool force = false);
         void disable();
         bool enabled() const { return m_enabled; }
+        // A notebook cell starts: a parked hook comes back, so the functions
+        // the cell calls are counted from their first call.
+        void cell_starts();
+        // "off", "waiting for numpy", "active" or "parked" (tests, explain).
+        const char* hook_state() const;
         py::list report() const;
         // Tests: forget every region's compiled state (code objects keep their
         // slots, counting restarts).
@@ -63,6 +68,14 @@ namespace specula::engine
 
     private:
         engine_core();
+        // Installs the frame hook now; false with a Python exception set.
+        bool install_hook();
+        // NumPy's C API and the whitelist, on the engine's first real work.
+        // On failure the engine turns itself off (no speculation without NumPy).
+        bool load();
+        void collect_library_prefixes();
+        void watch_numpy_import();
+        static void numpy_imported();
         static hook_slot* classify(PyCodeObject* code);
         static frame_hook::frame_exit enter(hook_slot* slot, const frame_hook::frame_view& frame,
                                             PyObject** result);
@@ -81,6 +94,8 @@ namespace specula::engine
         whitelist m_whitelist;
         bool m_loaded = false;
         bool m_enabled = false;
+        bool m_hook_wanted = false; // enabled, waiting for NumPy to be imported
+        bool m_watcher_added = false;
         std::vector<std::string> m_library_prefixes;
         std::vector<std::unique_ptr<region_record>> m_records;
     };

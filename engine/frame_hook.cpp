@@ -7,7 +7,11 @@
 #include <Python.h>
 #include <internal/pycore_frame.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 
 #include "engine/frame_hook.hpp"
 
@@ -29,6 +33,139 @@ namespace specula::engine::frame_hook
         // The engine's own Python work (getsource, ast, commits) is never
         // profiled or compiled.
         bool g_in_engine = false;
+
+        // Parking (see park_policy). Counts hook calls down to the end of a
+        // window; `g_window_busy` notes a call of code the engine still counts
+        // or runs (a slot that is not terminal).
+        park_policy g_policy{};
+        std::int64_t g_window_left = 0;
+        bool g_window_busy = false;
+        std::atomic<bool> g_parked{false};
+        bool g_finalizing = false;
+
+        PyObject* specula_eval_frame(PyThreadState* tstate, _PyInterpreterFrame* frame, int throwflag);
+
+        void set_eval(bool ours)
+        {
+            PyInterpreterState* interp = PyThreadState_Get()->interp;
+            _PyInterpreterState_SetEvalFrameFunc(interp, ours ? specula_eval_frame : g_previous);
+        }
+
+        // The timer that re-installs a parked hook. It takes the GIL to do so:
+        // CPython 3.11's Py_AddPendingCall from a thread that is not the main
+        // one does not set the eval breaker, so a pending call would wait for
+        // the next GIL switch, which a busy single-threaded program never has.
+        class rearm_timer
+        {
+        public:
+            void start(int period_ms)
+            {
+                std::lock_guard<std::mutex> lock(m_mutex);
+                m_period = std::chrono::milliseconds(period_ms > 0 ? period_ms : 1);
+                if (!m_thread.joinable())
+                {
+                    m_stop = false;
+                    m_thread = std::thread([this] { loop(); });
+                }
+            }
+
+            // Requires the GIL, which it releases while the thread ends (the
+            // thread may be waiting for it).
+            void stop()
+            {
+                {
+                    std::lock_guard<std::mutex> lock(m_mutex);
+                    m_stop = true;
+                }
+                m_wake.notify_all();
+                if (m_thread.joinable())
+                {
+                    Py_BEGIN_ALLOW_THREADS
+                    m_thread.join();
+                    Py_END_ALLOW_THREADS
+                }
+            }
+
+        private:
+            static void rearm() { frame_hook::rearm(); }
+
+            void loop()
+            {
+                std::unique_lock<std::mutex> lock(m_mutex);
+                while (!m_stop)
+                {
+                    m_wake.wait_for(lock, m_period, [this] { return m_stop; });
+                    if (m_stop || !g_parked)
+                    {
+                        continue;
+                    }
+                    // Never wait for the GIL while holding the mutex: stop()
+                    // takes the mutex with the GIL held.
+                    lock.unlock();
+                    PyGILState_STATE gil = PyGILState_Ensure();
+                    rearm();
+                    PyGILState_Release(gil);
+                    lock.lock();
+                }
+            }
+
+            std::mutex m_mutex;
+            std::condition_variable m_wake;
+            std::chrono::milliseconds m_period{50};
+            bool m_stop = false;
+            std::thread m_thread;
+        };
+
+        // Never destroyed: the thread is stopped at Python's exit, before
+        // static destructors.
+        rearm_timer& timer()
+        {
+            static rearm_timer* t = new rearm_timer();
+            return *t;
+        }
+
+        PyObject* at_python_exit(PyObject*, PyObject*)
+        {
+            g_finalizing = true;
+            timer().stop();
+            Py_RETURN_NONE;
+        }
+
+        PyMethodDef g_exit_method = {"_specula_hook_exit", at_python_exit, METH_NOARGS, nullptr};
+
+        // Stops the timer thread before the interpreter goes away.
+        void register_exit_handler()
+        {
+            static bool done = false;
+            if (done)
+            {
+                return;
+            }
+            PyObject* atexit = PyImport_ImportModule("atexit"); // new reference
+            PyObject* fn = PyCFunction_New(&g_exit_method, nullptr); // new reference
+            PyObject* r = (atexit != nullptr && fn != nullptr)
+                              ? PyObject_CallMethod(atexit, "register", "O", fn) // new reference
+                              : nullptr;
+            done = r != nullptr;
+            Py_XDECREF(r);
+            Py_XDECREF(fn);
+            Py_XDECREF(atexit);
+            PyErr_Clear();
+        }
+
+        // End of a window: park when nothing the engine holds needs the hook.
+        void end_window()
+        {
+            bool quiet = !g_window_busy;
+            g_window_left = g_policy.window;
+            g_window_busy = false;
+            if (quiet)
+            {
+                g_parked = true;
+                set_eval(false);
+                timer().start(g_policy.rearm_ms);
+            }
+        }
 
         // Called by CPython when a code object with a slot dies.
         void free_extra(void* extra)
@@ -81,6 +218,17 @@ namespace specula::engine::frame_hook
                 return run_default(tstate, frame, throwflag);
             }
             hook_slot* slot = slot_of(code);
+            // Windows count calls of the program's own code: library code
+            // (an import, IPython between cells) neither parks nor holds the
+            // hook. Terminal slots sit near never_again.
+            if (g_policy.window > 0 && slot != &g_never_slot)
+            {
+                g_window_busy |= slot->countdown < never_again / 2;
+                if (--g_window_left <= 0)
+                {
+                    end_window();
+                }
+            }
             if (--slot->countdown >= 0)
             {
                 return run_default(tstate, frame, throwflag);
@@ -115,7 +263,7 @@ namespace specula::engine::frame_hook
         }
     } // namespace
 
-    bool install(const callbacks& cb)
+    bool install(const callbacks& cb, park_policy policy)
     {
         if (g_extra_index < 0)
         {
@@ -126,13 +274,20 @@ namespace specula::engine::frame_hook
             }
         }
         g_callbacks = cb;
+        g_policy = policy;
+        g_window_left = policy.window;
+        g_window_busy = false;
+        if (policy.window > 0)
+        {
+            register_exit_handler();
+        }
         if (!g_installed)
         {
-            PyInterpreterState* interp = PyThreadState_Get()->interp;
-            g_previous = _PyInterpreterState_GetEvalFrameFunc(interp);
-            _PyInterpreterState_SetEvalFrameFunc(interp, specula_eval_frame);
+            g_previous = _PyInterpreterState_GetEvalFrameFunc(PyThreadState_Get()->interp);
             g_installed = true;
         }
+        g_parked = false;
+        set_eval(true);
         return true;
     }
 
@@ -142,10 +297,23 @@ namespace specula::engine::frame_hook
         {
             return;
         }
-        PyInterpreterState* interp = PyThreadState_Get()->interp;
-        _PyInterpreterState_SetEvalFrameFunc(interp, g_previous);
+        set_eval(false);
         g_installed = false;
+        g_parked = false;
     }
 
     bool installed() { return g_installed; }
+
+    void rearm()
+    {
+        if (g_installed && g_parked && !g_finalizing)
+        {
+            g_parked = false;
+            g_window_left = g_policy.window;
+            g_window_busy = false;
+            set_eval(true);
+        }
+    }
+
+    bool active() { return g_installed && !g_parked; }
 } // namespace specula::engine::frame_hook

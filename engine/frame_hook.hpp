@@ -42,9 +42,31 @@ namespace specula::engine::frame_hook
         void (*ran_default)(hook_slot* slot, double seconds) = nullptr;
     };
 
+    // While a hook is installed CPython 3.11 stops inlining Python-to-Python
+    // calls, which costs every call of every function. So the hook parks
+    // (uninstalls itself) after `window` calls of the program's own code (library
+    // code is not counted) in which no code the engine still counts, profiles
+    // or runs was called, only code that stays in CPython for good; the kernel
+    // re-installs it at every cell and a background timer re-installs it
+    // every `rearm_ms` to sample again, so code that becomes hot later is still
+    // found, within one period. Counts and profiles carry over between windows.
+    // window 0: never park.
+    struct park_policy
+    {
+        std::int64_t window = 0;
+        int rearm_ms = 50;
+    };
+
     // Requires the GIL. Returns false (with a Python exception set) when the
     // code extra index cannot be had.
-    bool install(const callbacks& cb);
+    bool install(const callbacks& cb, park_policy policy = {});
+    // Removes the hook for good (until the next install), parked or not.
     void uninstall();
+    // The engine is on: the hook is in CPython or parked.
     bool installed();
+    // The hook is in CPython right now (not parked).
+    bool active();
+    // Re-installs a parked hook now (a new notebook cell may call code that
+    // is not hot yet). Requires the GIL.
+    void rearm();
 } // namespace specula::engine::frame_hook

@@ -50,6 +50,8 @@ namespace specula::engine
               "Install the frame hook (no-op under SPECULA_ENGINE=off).");
         m.def("disable", []() { engine_core::instance().disable(); }, "Remove the frame hook.");
         m.def("enabled", []() { return engine_core::instance().enabled(); });
+        m.def("hook_state", []() { return engine_core::instance().hook_state(); },
+              "'off', 'waiting for numpy', 'active' or 'parked' (see engine/README.md).");
         m.def("report", []() { return engine_core::instance().report(); },
               "One dict per region that was ever hot.");
         m.def("report_table", &report_table);

@@ -66,3 +66,22 @@ def test_bad_usage_is_a_usage_error(kernel, line):
     assert content["ename"] == "UsageError"
     assert "usage: %specula" in "".join(
         s["text"] for s in outputs(messages, "stream") if s["name"] == "stderr")
+
+
+def test_a_parked_hook_comes_back_at_the_next_cell():
+    # The timer is pushed out of reach: only the cell start can re-install
+    # the hook once pure-Python code that stays in CPython parked it.
+    import os
+    km, kc = start_kernel(env=dict(os.environ, SPECULA_REARM_MS="100000000"))
+    try:
+        content, _ = execute(kc, "import numpy as np, specula\n"
+                                 "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n"
+                                 "while specula._engine.hook_state() != 'parked':\n    fib(20)\n")
+        assert content["status"] == "ok"
+        _, messages = execute(kc, "state = specula._engine.hook_state()\n"
+                                  "def g(x):\n    return x * 2.0 + 1.0\n"
+                                  "for _ in range(8):\n    g(np.ones(3))\n"
+                                  "print(state, [r['state'] for r in specula.report() if r['name'] == 'g'])")
+        assert stdout_text(messages).strip() == "active ['compiled']"
+    finally:
+        stop_kernel(km, kc)
