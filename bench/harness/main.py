@@ -1,5 +1,6 @@
 """bench/run: measure every workload in every contender and write the results page."""
 import argparse
+import json
 import os
 import shutil
 import sys
@@ -7,6 +8,9 @@ import tempfile
 import time
 
 from . import machine, measure, registry, report
+
+sys.path.insert(0, os.path.join(registry.BENCH_DIR, "functions"))
+import run as function_level  # noqa: E402  (bench/functions/run.py)
 
 DEFAULT_RESULTS = os.path.join(registry.BENCH_DIR, "RESULTS.md")
 
@@ -23,6 +27,8 @@ def parse_args(argv):
     p.add_argument("--no-peers", action="store_true", help="kernels only")
     p.add_argument("--no-peaks", action="store_true", help="skip the GEMM/triad peaks")
     p.add_argument("--note", default="", help="a paragraph added to the results page")
+    p.add_argument("--no-functions", action="store_true",
+                   help="skip the function-level benchmark (bench/functions; also skipped with --only)")
     options = p.parse_args(argv)
     options.repeat = options.repeat or (2 if options.quick else 11)
     options.warmup = options.warmup if options.warmup is not None else (1 if options.quick else 3)
@@ -57,6 +63,10 @@ def main(argv=None):
         for workload in registry.select(options.only):
             measure.log(f"{workload.id}: {workload.title}")
             results.append((workload, measure.measure(workload, options)))
+        functions = None
+        if not options.no_functions and not options.only:
+            measure.log("functions: engine on ÷ off, function level")
+            functions = function_level.run(options.quick)
         if peaks and not options.quick:
             # Peaks are best-of: measuring again at the end halves the chance that
             # other work on the machine set them.
@@ -70,11 +80,22 @@ def main(argv=None):
     options.elapsed = time.perf_counter() - started
     table = report.rows(results, peaks)
     print(report.console_table(table))
+    page = report.markdown(table, results, described, peaks, options)
+    dumped = report.json_dump(table, results, described, peaks, options)
+    if functions is not None:
+        print(function_level.table(functions))
+        page += "\n" + function_level.markdown(functions)
+        data = json.loads(dumped)
+        data["functions"] = functions
+        dumped = json.dumps(data, indent=1)
     with open(options.results, "w", encoding="utf-8") as f:
-        f.write(report.markdown(table, results, described, peaks, options))
+        f.write(page)
     with open(os.path.splitext(options.results)[0] + ".json", "w", encoding="utf-8") as f:
-        f.write(report.json_dump(table, results, described, peaks, options))
+        f.write(dumped)
     problems = report.failures(results)
+    for f_result in functions or []:
+        if not f_result["identical"]:
+            problems.append(("functions", f_result["workload"], "engine on and off states differ"))
     for workload_id, name, error in problems:
         print(f"FAILED {workload_id} {name}: {error}")
     print(f"results: {options.results} ({time.perf_counter() - started:.0f} s)")

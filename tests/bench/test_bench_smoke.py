@@ -67,3 +67,20 @@ def test_results_page_is_written_elsewhere(quick_run):
     for workload in registry.WORKLOADS:
         assert f"| {workload.id}" in page
     assert committed_untouched
+
+
+def test_function_level_benchmark_runs_and_engine_on_equals_off(quick_run):
+    _, results, _ = quick_run
+    with open(results) as f:
+        page = f.read()
+    assert "## Function-level benchmark (engine on ÷ engine off)" in page
+    with open(os.path.splitext(results)[0] + ".json") as f:
+        functions = json.load(f)["functions"]
+    assert sorted(r["workload"] for r in functions) == ["mlp", "pure", "rnn"]
+    for r in functions:
+        # Same calls in both processes: the final parameters and outputs agree bit for bit.
+        assert r["identical"], r
+        assert r["median_on_s"] > 0 and r["median_off_s"] > 0
+    # The never-compiled workload really never compiles.
+    pure = next(r for r in functions if r["workload"] == "pure")
+    assert all(g["state"] != "compiled" for g in pure["regions"]), pure["regions"]
