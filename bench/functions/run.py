@@ -26,6 +26,9 @@ import workloads  # noqa: E402
 # Batches of ~20 ms: the workers wait between batches, and a wait lets the
 # engine's timer re-install its hook (it parks again after 8192 calls of
 # code that stays in CPython), as a notebook's pauses would.
+# The functions whose engine verdict each row shows.
+VERDICT_NAMES = {"mlp": {"mlp_step"}, "rnn": {"rnn_step"}, "pure": {"fib", "tokens", "count"}}
+
 CALLS = {"mlp": 200, "rnn": 2000, "pure": 200}
 
 
@@ -72,7 +75,7 @@ def measure(name, on, off, rounds, warmup, calls):
         "identical": state_on["sha256"] == state_off["sha256"],
         "regions": [{"name": r["name"], "state": r["state"], "graph_runs": r["graph_runs"],
                      "reason": r["reason"].replace(os.path.dirname(HERE) + "/", "") if r["reason"] else None}
-                    for r in state_on["report"]],
+                    for r in state_on["report"] if r["name"] in VERDICT_NAMES[name]],
     }
 
 
@@ -93,14 +96,11 @@ def table(results):
              "|---|---|---|---|---|---|"]
     for r in results:
         verdicts = "; ".join(f"{g['name']}: {g['state']}" + (f" ({g['reason']})" if g["reason"] else "")
-                             for g in r["regions"] if g["name"] in VERDICT_NAMES[r["workload"]])
+                             for g in r["regions"])
         lines.append(f"| {r['title']} | {r['median_off_s'] * 1e6:.1f} µs | {r['median_on_s'] * 1e6:.1f} µs | "
                      f"{r['speedup']:.2f}× ({r['overhead_pct']:+.1f}% time) | {'yes' if r['identical'] else 'NO'} | "
                      f"{verdicts or 'never hot'} |")
     return "\n".join(lines)
-
-
-VERDICT_NAMES = {"mlp": {"mlp_step"}, "rnn": {"rnn_step"}, "pure": {"fib", "tokens", "count"}}
 
 
 def markdown(results):

@@ -83,4 +83,5 @@ def test_function_level_benchmark_runs_and_engine_on_equals_off(quick_run):
         assert r["median_on_s"] > 0 and r["median_off_s"] > 0
     # The never-compiled workload really never compiles.
     pure = next(r for r in functions if r["workload"] == "pure")
-    assert all(g["state"] != "compiled" for g in pure["regions"]), pure["regions"]
+    assert {g["name"] for g in pure["regions"]} == {"fib", "tokens", "count"}
+    assert all(g["state"] != "compiled" and g["graph_runs"] == 0 for g in pure["regions"]), pure["regions"]
