@@ -14,6 +14,25 @@ namespace specula::engine::converter
             return py::str(node.get_type().attr("__name__"));
         }
 
+        // Whether a `return` occurs in these statements (not in nested
+        // function or class bodies).
+        bool may_return(py::handle statements)
+        {
+            py::module_ ast = py::module_::import("ast");
+            for (py::handle stmt : statements)
+            {
+                for (py::handle n : ast.attr("walk")(stmt))
+                {
+                    const std::string kind = node_type(n);
+                    if (kind == "Return")
+                    {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+
         // Trips of one `while` unrolled at most (the statement budget also holds).
         constexpr int max_while_trips = 1000;
 
@@ -182,7 +201,7 @@ namespace specula::engine::converter
     // `if <0-d array value>:` with both sides convertible: an IR IF whose
     // results are the locals the sides bind differently, or the value both
     // sides return (`if c: return a` followed by `return b` too: the rest of
-    // the body is then the else side). No branch is assumed, so a branch
+    // the body then follows on both sides). No branch is assumed, so a branch
     // that flips between calls needs no recompilation.
     void converter::visit_data_if(py::handle node, const cval& test, py::object rest)
     {
@@ -203,14 +222,19 @@ namespace specula::engine::converter
         const std::map<std::string, cval> before = m_locals;
         ir::region_id then_region = m_builder->new_region();
         ir::region_id else_region = m_builder->new_region();
-        const bool then_returned = visit_branch(node.attr("body"), then_region, node);
-        std::map<std::string, cval> then_locals = std::move(m_locals);
-        cval then_result = m_result;
+        // A side that may return takes the rest of the body with it (on both
+        // sides: the rest runs after whichever side does not return), so both
+        // sides end in a return and the IF gives the return value.
+        py::list then_body = node.attr("body");
         py::list else_body = node.attr("orelse");
-        if (then_returned && rest && py::len(rest) > 0)
+        if (rest && py::len(rest) > 0 && (may_return(then_body) || may_return(else_body)))
         {
+            then_body = py::list(then_body + rest);
             else_body = py::list(else_body + rest);
         }
+        const bool then_returned = visit_branch(then_body, then_region, node);
+        std::map<std::string, cval> then_locals = std::move(m_locals);
+        cval then_result = m_result;
         m_locals = before;
         const bool else_returned = visit_branch(else_body, else_region, node);
         if (then_returned != else_returned)
