@@ -19,6 +19,42 @@ namespace specula::ir
         m_next_symbol = std::max(m_next_symbol, count);
     }
 
+    std::int32_t graph::trimmed_symbol(std::int32_t base, std::int64_t trim)
+    {
+        auto derived = m_trim_of.find(base);
+        if (derived != m_trim_of.end())
+        {
+            trim += derived->second.second;
+            base = derived->second.first;
+        }
+        const auto key = std::make_pair(base, trim);
+        auto found = m_trimmed.find(key);
+        if (found != m_trimmed.end())
+        {
+            return found->second;
+        }
+        const std::int32_t s = new_symbol();
+        m_trimmed[key] = s;
+        m_trim_of[s] = key;
+        return s;
+    }
+
+    std::optional<std::int32_t> graph::find_trimmed_symbol(std::int32_t base, std::int64_t trim) const
+    {
+        auto derived = m_trim_of.find(base);
+        if (derived != m_trim_of.end())
+        {
+            trim += derived->second.second;
+            base = derived->second.first;
+        }
+        auto found = m_trimmed.find(std::make_pair(base, trim));
+        if (found == m_trimmed.end())
+        {
+            return std::nullopt;
+        }
+        return found->second;
+    }
+
     value_id graph::add_value(value_type type, node_id def, region_id r, std::uint32_t index)
     {
         value v;

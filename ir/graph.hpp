@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -113,6 +114,13 @@ namespace specula::ir
         std::int32_t new_symbol() { return m_next_symbol++; }
         std::int32_t num_symbols() const { return m_next_symbol; }
         void reserve_symbols(std::int32_t count);
+        // The symbol for max(0, ?base - trim), one per (base, trim): slices that drop
+        // the same number of elements of one symbolic dim have equal sizes
+        // (u[1:-1], u[2:] and u[:-2] are all ?base - 2), so they broadcast together.
+        // A trimmed symbol trimmed again folds into its base's trim.
+        std::int32_t trimmed_symbol(std::int32_t base, std::int64_t trim);
+        // The symbol trimmed_symbol() gave for this pair, if any (read-only users).
+        std::optional<std::int32_t> find_trimmed_symbol(std::int32_t base, std::int64_t trim) const;
 
         // Low-level construction; the builder is the friendly way.
         region_id add_region(const std::vector<value_type>& arg_types);
@@ -144,6 +152,8 @@ namespace specula::ir
         std::vector<node> m_nodes;
         std::vector<region> m_regions;
         std::int32_t m_next_symbol = 0;
+        std::map<std::pair<std::int32_t, std::int64_t>, std::int32_t> m_trimmed; // (root, trim) -> symbol
+        std::map<std::int32_t, std::pair<std::int32_t, std::int64_t>> m_trim_of; // symbol -> (root, trim)
     };
 
     // Named graphs; CALL nodes name their callee here. Graphs have stable addresses.

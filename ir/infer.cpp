@@ -197,6 +197,7 @@ namespace specula::ir
             }
         }
         req.fresh_symbol = [&g]() { return g.new_symbol(); };
+        req.trimmed_symbol = [&g](std::int32_t base, std::int64_t trim) { return g.trimmed_symbol(base, trim); };
         return infer_output_types(req);
     }
 } // namespace specula::ir

@@ -23,6 +23,9 @@ namespace specula::ir
         std::vector<value_type> extra;
         // Allocates a symbol for a data-dependent dim (MASK_SELECT).
         std::function<std::int32_t()> fresh_symbol;
+        // The symbol for max(0, ?base - trim) (graph::trimmed_symbol); when unset,
+        // such slices get fresh symbols.
+        std::function<std::int32_t(std::int32_t base, std::int64_t trim)> trimmed_symbol;
     };
 
     result<std::vector<value_type>> infer_output_types(const infer_request& request);

@@ -69,7 +69,7 @@ namespace specula::ir::detail
         {
             const value_type& x = req.inputs[0];
             auto target =
-                sliced_shape(x.dims, std::get<slice_attr>(*req.attr).items, req.fresh_symbol);
+                sliced_shape(x.dims, std::get<slice_attr>(*req.attr).items, req);
             if (!target)
             {
                 return error{target.message()};

@@ -186,8 +186,22 @@ namespace specula::ir::detail
         }
     } // namespace
 
+    namespace
+    {
+        // Elements a step-1 range `a:-b` drops from a dim of any size, or empty when
+        // its count is not `size - trim` for every size (negative start, stop >= 0).
+        std::optional<std::int64_t> trim_of(const slice_item& it)
+        {
+            if (it.step != 1 || (it.has_start && it.start < 0) || (it.has_stop && it.stop >= 0))
+            {
+                return std::nullopt;
+            }
+            return (it.has_start ? it.start : 0) + (it.has_stop ? -it.stop : 0);
+        }
+    } // namespace
+
     result<shape> sliced_shape(const shape& in, const std::vector<slice_item>& items,
-                               const std::function<std::int32_t()>& fresh)
+                               const infer_request& req)
     {
         std::vector<dim> out;
         int axis = 0;
@@ -209,11 +223,22 @@ namespace specula::ir::detail
             const dim d = in[axis++];
             if (d.is_symbolic())
             {
-                const bool whole = it.what == slice_item::kind::range && !it.has_start &&
-                                   !it.has_stop && it.step == 1;
-                if (it.what == slice_item::kind::range)
+                if (it.what != slice_item::kind::range)
                 {
-                    out.push_back(whole ? d : dim::symbol(fresh()));
+                    continue;
+                }
+                const auto trim = trim_of(it);
+                if (trim && *trim == 0)
+                {
+                    out.push_back(d);
+                }
+                else if (trim && req.trimmed_symbol)
+                {
+                    out.push_back(dim::symbol(req.trimmed_symbol(d.symbol_id(), *trim)));
+                }
+                else
+                {
+                    out.push_back(dim::symbol(req.fresh_symbol()));
                 }
                 continue;
             }
@@ -257,7 +282,7 @@ namespace specula::ir::detail
             return join_type(req, true);
         default:
         {
-            auto s = sliced_shape(x.dims, std::get<slice_attr>(*req.attr).items, req.fresh_symbol);
+            auto s = sliced_shape(x.dims, std::get<slice_attr>(*req.attr).items, req);
             if (!s)
             {
                 return error{s.message()};

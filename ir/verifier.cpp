@@ -241,6 +241,11 @@ namespace specula::ir
                 }
                 std::int32_t next = g_wild_base;
                 req.fresh_symbol = [&next]() { return next++; };
+                req.trimmed_symbol = [this, &next](std::int32_t base, std::int64_t trim)
+                {
+                    auto known = m_graph.find_trimmed_symbol(base, trim);
+                    return known ? *known : next++;
+                };
                 auto inferred = infer_output_types(req);
                 if (!inferred)
                 {

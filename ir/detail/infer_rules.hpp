@@ -24,8 +24,10 @@ namespace specula::ir::detail
 
 namespace specula::ir::detail
 {
-    // The result shape of basic indexing `in[items]`; fresh symbols for ranges over
-    // symbolic dims (other than `:`).
+    // The result shape of basic indexing `in[items]`. A range over a symbolic dim `?k`
+    // keeps `?k` for `:`, gets the trimmed symbol of `?k - a - b` for `a:-b` (a >= 0,
+    // b >= 0, step 1; its size is max(0, ?k - a - b) for every ?k) and a fresh symbol
+    // otherwise.
     result<shape> sliced_shape(const shape& in, const std::vector<slice_item>& items,
-                               const std::function<std::int32_t()>& fresh);
+                               const infer_request& req);
 } // namespace specula::ir::detail

@@ -5,6 +5,7 @@
 
 #include "ir/builder.hpp"
 #include "ir/infer.hpp"
+#include "ir/passes/passes.hpp"
 #include "ir/printer.hpp"
 #include "ir/verifier.hpp"
 
@@ -176,5 +177,61 @@ namespace
         EXPECT_EQ(g.type_of(b.expand_dims(x, {-1})).to_string(), "f32[?0,8,1]");
         ASSERT_TRUE(b.ok()) << b.state().message();
         EXPECT_EQ(b.squeeze(x, {0}), no_id); // a symbolic dim may not be 1
+    }
+
+    // A stencil on a relaxed grid: interior slices drop the same number of elements
+    // of one symbolic dim, so they share a symbol and broadcast together (W5).
+    TEST(core, slices_trimming_a_symbol_share_it)
+    {
+        graph g;
+        builder b(g);
+        const auto s = dim::symbol(g.new_symbol());
+        const auto u = b.input({dtype::float64, shape(std::vector<dim>{s, s})});
+        auto from = [](std::int64_t start)
+        {
+            slice_item it = slice_item::all();
+            it.has_start = true;
+            it.start = start;
+            return it;
+        };
+        auto until = [](std::int64_t stop)
+        {
+            slice_item it = slice_item::all();
+            it.has_stop = true;
+            it.stop = stop;
+            return it;
+        };
+        const slice_item inner = slice_item::range(1, -1);
+        const auto mid = b.slice(u, {inner, inner});
+        const auto down = b.slice(u, {from(2), inner});
+        const auto up = b.slice(u, {until(-2), inner});
+        const auto right = b.slice(u, {inner, from(2)});
+        EXPECT_EQ(g.type_of(mid).to_string(), "f64[?1,?1]");
+        EXPECT_EQ(g.type_of(down), g.type_of(mid));
+        EXPECT_EQ(g.type_of(up), g.type_of(mid));
+        EXPECT_EQ(g.type_of(right), g.type_of(mid));
+        const auto sum = b.binary(op::ADD, b.binary(op::ADD, down, up), right);
+        ASSERT_TRUE(b.ok()) << b.state().message();
+        EXPECT_EQ(g.type_of(sum), g.type_of(mid));
+        // A slice of a slice adds the trims: u[1:-1][1:-1] is u[2:-2].
+        const auto twice = b.slice(mid, {inner, inner});
+        EXPECT_EQ(g.type_of(twice).dims[0], g.type_of(b.slice(u, {slice_item::range(2, -2)})).dims[0]);
+        EXPECT_EQ(g.type_of(twice).dims[0], g.type_of(b.slice(u, {from(4)})).dims[0]);
+        // Not a trim: a count that is not `size - k` for every size.
+        const auto tail = b.slice(u, {from(-3)});
+        const auto head = b.slice(u, {slice_item::range(0, 5)});
+        EXPECT_NE(g.type_of(tail).dims[0], g.type_of(mid).dims[0]);
+        EXPECT_NE(g.type_of(head).dims[0], g.type_of(tail).dims[0]);
+        EXPECT_NE(g.type_of(head).dims[0], s);
+        // The interior update of a second grid of the same size.
+        const auto u_new = b.input({dtype::float64, shape(std::vector<dim>{s, s})});
+        b.output(b.slice_update(u_new, sum, {inner, inner}));
+        ASSERT_TRUE(b.ok()) << b.state().message();
+        EXPECT_TRUE(verify(g).empty()) << format(verify(g));
+        // Re-inference keeps the symbols.
+        const std::string before = g.type_of(sum).to_string();
+        ASSERT_TRUE(infer_types(g));
+        EXPECT_EQ(g.type_of(sum).to_string(), before);
+        EXPECT_TRUE(verify(g).empty());
     }
 } // namespace
