@@ -335,10 +335,10 @@ namespace specula::engine
         std::string diagnostic;
         std::shared_ptr<specialisation> spec = conv.convert(diagnostic);
         std::unique_ptr<converter::converter> again;
-        if (!spec && rec.prof.pin_relaxed_ints())
+        if (!spec && rec.prof.pin_relaxed())
         {
-            // A relaxed int reached a use that needs its value (a range, an
-            // index, a branch, array arithmetic): specialise on it again.
+            // A relaxed int or dim reached a use that needs its value (a range,
+            // a branch, array arithmetic, .shape): specialise on it again.
             again = std::make_unique<converter::converter>(frame, rec.prof, m_whitelist, m_config);
             diagnostic.clear();
             spec = again->convert(diagnostic);

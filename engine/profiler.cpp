@@ -4,6 +4,11 @@
 
 namespace specula::engine
 {
+    namespace
+    {
+        constexpr Py_ssize_t max_observed_items = 256;
+    } // namespace
+
     std::string arg_path(PyCodeObject* code, int i)
     {
         PyObject* names = PyCode_GetVarnames(code); // new reference
@@ -74,6 +79,10 @@ namespace specula::engine
         {
             o.dim_varies.assign(dims.size(), false);
         }
+        if (o.value_varies && o.is_int && !o.pinned && !path.empty() && path.back() == ']')
+        {
+            m_varying_items.insert(path.substr(0, path.rfind('[')));
+        }
         o.type = type;
         o.dims = dims;
         o.float_value = fv;
@@ -87,14 +96,30 @@ namespace specula::engine
         int n = frame.code->co_argcount + frame.code->co_kwonlyargcount;
         for (int i = 0; i < n; ++i)
         {
-            observe(arg_path(frame.code, i), frame.locals[i]);
+            std::string path = arg_path(frame.code, i);
+            PyObject* arg = frame.locals[i];
+            observe(path, arg);
+            // Items of short lists/tuples of ints, under the converter's item
+            // paths ("inputs[3]"), so changing token ids are seen to change.
+            if (arg != nullptr && (PyList_CheckExact(arg) || PyTuple_CheckExact(arg)) &&
+                Py_SIZE(arg) <= max_observed_items)
+            {
+                for (Py_ssize_t k = 0; k < Py_SIZE(arg); ++k)
+                {
+                    PyObject* item = PySequence_Fast_ITEMS(arg)[k]; // borrowed
+                    if (PyLong_CheckExact(item))
+                    {
+                        observe(path + "[" + std::to_string(k) + "]", item);
+                    }
+                }
+            }
         }
     }
 
     bool profile::dim_relaxed(const std::string& path, int axis) const
     {
         auto it = m_observations.find(path);
-        return it != m_observations.end() && !it->second.type_varies &&
+        return it != m_observations.end() && !it->second.type_varies && !it->second.dims_pinned &&
                axis < static_cast<int>(it->second.dim_varies.size()) &&
                it->second.dim_varies[static_cast<size_t>(axis)];
     }
@@ -102,8 +127,34 @@ namespace specula::engine
     bool profile::value_relaxed(const std::string& path) const
     {
         auto it = m_observations.find(path);
-        return it != m_observations.end() && it->second.value_varies && !it->second.type_varies &&
-               !it->second.pinned;
+        if (it != m_observations.end() && (it->second.type_varies || it->second.pinned))
+        {
+            return false;
+        }
+        if (it != m_observations.end() && it->second.value_varies)
+        {
+            return true;
+        }
+        return !path.empty() && path.back() == ']' && m_varying_items.count(path.substr(0, path.rfind('['))) > 0;
+    }
+
+    bool profile::pin_relaxed()
+    {
+        bool any = pin_relaxed_ints();
+        any = any || !m_varying_items.empty();
+        m_varying_items.clear();
+        for (auto& [path, o] : m_observations)
+        {
+            for (bool varies : o.dim_varies)
+            {
+                if (varies && !o.dims_pinned)
+                {
+                    o.dims_pinned = true;
+                    any = true;
+                }
+            }
+        }
+        return any;
     }
 
     bool profile::pin_relaxed_ints()

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,8 @@ namespace specula::engine
         bool value_varies = false;
         bool type_varies = false;
         bool is_int = false;
-        bool pinned = false; // value_varies is ignored
+        bool pinned = false;      // value_varies is ignored
+        bool dims_pinned = false; // dim_varies is ignored
         int count = 0;
     };
 
@@ -41,10 +43,21 @@ namespace specula::engine
         bool value_relaxed(const std::string& path) const;
         // Ints whose relaxed conversion failed stay specialised on value.
         bool pin_relaxed_ints();
-        void clear() { m_observations.clear(); }
+        // After a failed relaxed conversion: ints stay specialised on value and
+        // dims static (the region gets one more specialisation instead).
+        bool pin_relaxed();
+        void clear()
+        {
+            m_observations.clear();
+            m_varying_items.clear();
+        }
 
     private:
         std::map<std::string, observation> m_observations;
+        // Lists/tuples ("inputs") one of whose int items changed: every int item
+        // ("inputs[3]") becomes a graph input, as a list of token ids changes
+        // as a whole from call to call.
+        std::set<std::string> m_varying_items;
     };
 
     // The path of argument slot i ("arg:<name>").

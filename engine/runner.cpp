@@ -134,6 +134,15 @@ namespace specula::engine
                 }
                 return std::move(t);
             }
+            case value_plan::kind::dict:
+            {
+                py::dict d;
+                for (size_t i = 0; i < p.items.size(); ++i)
+                {
+                    d[p.constant[py::int_(i)]] = build(p.items[i], outputs, values);
+                }
+                return std::move(d);
+            }
             }
             return py::none();
         }

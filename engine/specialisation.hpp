@@ -37,6 +37,7 @@ namespace specula::engine
             constant, // `constant` itself
             source,   // the resolved source `index` (identity preserved)
             tuple,    // a tuple of `items`
+            dict,     // a new dict: keys from the tuple `constant`, values `items`
         };
         kind k = kind::constant;
         int index = -1;

@@ -182,6 +182,10 @@ namespace specula::engine::converter
         {
             return call_numpy(known.substr(3), visit_args(node), node);
         }
+        if (known.rfind("math.", 0) == 0)
+        {
+            return call_math(known.substr(5), visit_args(node), node);
+        }
         if (fn.k != cval::kind::object || !python_callable(fn.obj.ptr()))
         {
             fail("call of " + std::string(py::str(

@@ -213,7 +213,9 @@ namespace specula::engine::converter
             if (m_profile.dim_relaxed(path, i) && n != 1)
             {
                 auto sym = m_symbol_of_size.find(n);
-                int id = sym != m_symbol_of_size.end() ? sym->second : static_cast<int>(m_symbol_of_size.size());
+                // From the graph's counter: symbols the graph made for earlier
+                // ops (slices, masks) must not be reused for an unrelated size.
+                int id = sym != m_symbol_of_size.end() ? sym->second : p_graph->new_symbol();
                 if (id >= max_symbols)
                 {
                     fail("too many symbolic dims", node);
@@ -263,6 +265,10 @@ namespace specula::engine::converter
     {
         if (v.k == cval::kind::array)
         {
+            if (m_arrays[static_cast<size_t>(v.arr)].unwritten)
+            {
+                fail("np.empty_like array read before all of it was written", node);
+            }
             return m_arrays[static_cast<size_t>(v.arr)].value;
         }
         fail("a non-array value used as an array", node);
@@ -385,10 +391,16 @@ namespace specula::engine::converter
                 p.items.push_back(plan_of(item, node, identity_visible));
             }
             return p;
+        case cval::kind::dict:
+            return dict_plan(v, node, identity_visible);
         case cval::kind::array:
             break;
         }
         array_entry& e = m_arrays[static_cast<size_t>(v.arr)];
+        if (e.unwritten)
+        {
+            fail("np.empty_like array escaping before all of it was written", node);
+        }
         if (e.src >= 0)
         {
             p.k = value_plan::kind::source;

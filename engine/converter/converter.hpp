@@ -42,6 +42,7 @@ namespace specula::engine::converter
         int src = -1;     // the source array this entry *is* (writes become effects)
         int view_of = -1; // entry this one is a NumPy view of
         bool escaped = false; // stored, printed or returned: no in-place after this
+        bool unwritten = false; // np.empty_like: no element may be read before a whole write
         // py_int: the values the graph may hold, so int arithmetic provably
         // stays within int64 (Python ints never wrap).
         std::int64_t int_lo = 0;
@@ -57,12 +58,41 @@ namespace specula::engine::converter
             array,    // arrays[arr]
             object,   // an object read from source `src` (module, function, plain object...)
             tuple,    // items
+            dict,     // dicts[dict]: a dict built by the converted code
         };
         kind k = kind::constant;
         py::object obj; // constant: the value; object: the object seen at conversion
         int src = -1;
         int arr = -1;
+        int dict = -1;
         std::vector<cval> items;
+    };
+
+    // A dict the converted code builds (containers.cpp): constant keys in
+    // insertion order. Names share one entry, as Python references do.
+    struct dict_entry
+    {
+        std::vector<py::object> keys;
+        std::vector<cval> values;
+        bool escaped = false; // returned or stored: its plan is fixed
+    };
+
+    // How an array index reads or writes elements (indexing.cpp).
+    struct index_plan
+    {
+        enum class kind
+        {
+            basic,   // `items`: specialised ints, slices, None (a NumPy view)
+            mask,    // x[mask] with one bool array
+            integer, // x[i0, i1...]: int arrays or changing Python ints
+        };
+        kind k = kind::basic;
+        std::vector<ir::slice_item> items;
+        bool element = false;           // basic: an int for every axis
+        ir::value_id mask = ir::no_id;
+        ir::value_id flat = ir::no_id; // integer: index into the leading `axes` axes, flattened
+        int axes = 0;
+        bool scalar_ints = false; // integer: Python ints only (NumPy's basic indexing)
     };
 
     // NumPy's memory order of an array the converted code holds, as far as
@@ -84,6 +114,7 @@ namespace specula::engine::converter
     {
         std::vector<cval> positional;
         std::map<std::string, cval> keywords;
+        std::vector<std::pair<std::string, cval>> keyword_order; // as written in the call
         bool is_call = true; // false for a plain attribute read (x.T, x.shape)
     };
 
@@ -134,6 +165,9 @@ namespace specula::engine::converter
         void check_reduction_order(ir::op code, ir::value_id v, py::handle node);
         bool strides_match(ir::value_id v);
         void check_product_operands(ir::value_id a, ir::value_id b, py::handle node);
+        ir::value_id matrix_product(bool is_dot, ir::value_id a, ir::value_id b, py::handle node);
+        ir::value_id product_of(bool is_dot, ir::value_id a, ir::value_id b, py::handle node);
+        ir::value_id transposed_source(ir::value_id v);
         int add_assert(ir::value_id cond, const std::string& why);
 
         // statements.cpp
@@ -192,6 +226,28 @@ namespace specula::engine::converter
         cval merge_values(const cval& a, const cval& b, std::vector<std::pair<int, int>>& pairs,
                           const std::string& what, py::handle node);
 
+        // indexing.cpp
+        index_plan plan_index(const cval& container, py::handle index, py::handle node);
+        index_plan plan_integer_index(ir::value_id x, const std::vector<cval>& values,
+                                      const std::vector<py::handle>& parts, py::handle node);
+        ir::value_id leading_flat(ir::value_id x, int axes, py::handle node);
+        cval index_array(const cval& container, py::handle node);
+        void assign_array_index(const cval& container, py::handle target, const cval& value);
+        void assert_broadcast(ir::value_id v, const ir::shape& to, py::handle node);
+
+        // containers.cpp
+        cval visit_dict(py::handle node);
+        cval dict_get(const cval& d, const cval& key, py::handle node);
+        void dict_set(const cval& d, const cval& key, const cval& value, py::handle node);
+        cval dict_method(const cval& d, const std::string& name, const call_args& args, py::handle node);
+        value_plan dict_plan(const cval& d, py::handle node, bool identity_visible);
+        cval container_len(const cval& c, py::handle node);
+        cval call_arange(const call_args& args, py::handle node);
+        cval call_empty_like(const call_args& args, py::handle node);
+
+        // scalar_math.cpp
+        cval call_math(const std::string& name, const call_args& args, py::handle node);
+
         // numpy_calls.cpp
         cval call_numpy(const std::string& name, const call_args& args, py::handle node);
         cval call_builtin(const std::string& name, const call_args& args, py::handle node);
@@ -223,6 +279,7 @@ namespace specula::engine::converter
         std::map<std::string, cval> m_locals;
         std::set<std::string> m_declared_globals;
         std::vector<array_entry> m_arrays;
+        std::vector<dict_entry> m_dicts;
         std::map<int, int> m_array_of_source;     // source -> array entry
         std::map<std::string, cval> m_heap_writes; // "self.h", "G[x]" -> value written
         std::set<int> m_length_guarded;            // list/tuple sources with a length guard

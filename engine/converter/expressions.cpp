@@ -124,6 +124,7 @@ namespace specula::engine::converter
         {
             return visit_comprehension(node, false);
         }
+        if (kind == "Dict") return visit_dict(node);
         if (kind == "IfExp")
         {
             cval test = visit_expr(node.attr("test"));
@@ -448,8 +449,7 @@ namespace specula::engine::converter
             {
                 fail("matmul with a scalar operand", node);
             }
-            check_product_operands(va, vb, node);
-            ir::value_id out = m_builder->matmul(va, vb);
+            ir::value_id out = matrix_product(false, va, vb, node);
             return new_array(out, type_of(out).dims.rank() == 0 ? surface::np_scalar : surface::ndarray);
         }
         ir::value_id out = m_builder->binary(code, va, vb);
@@ -459,6 +459,9 @@ namespace specula::engine::converter
                      m_builder->state().message() + ")",
                  node);
         }
+        const ir::shape out_dims = type_of(out).dims;
+        assert_broadcast(va, out_dims, node);
+        assert_broadcast(vb, out_dims, node);
         return new_array(out, type_of(out).dims.rank() == 0 ? surface::np_scalar : surface::ndarray);
     }
 
@@ -648,84 +651,11 @@ namespace specula::engine::converter
             }
             return read_item(container, key.obj, node);
         }
-        // Array basic indexing: ints, slices with constant bounds, None.
-        std::vector<py::handle> parts;
-        if (node_type(index) == "Tuple")
+        if (container.k == cval::kind::dict)
         {
-            for (py::handle e : index.attr("elts"))
-                parts.push_back(e);
+            return dict_get(container, visit_expr(index), node);
         }
-        else
-        {
-            parts.push_back(index);
-        }
-        ir::value_id x = value_of(container, node);
-        const ir::shape& dims = type_of(x).dims;
-        std::vector<ir::slice_item> items;
-        int axis = 0;
-        bool all_indices = true;
-        auto const_int = [&](py::handle e, const char* what) -> std::optional<std::int64_t>
-        {
-            if (e.is_none())
-                return std::nullopt;
-            cval c = visit_expr(e);
-            if (c.k != cval::kind::constant || !PyLong_Check(c.obj.ptr()))
-            {
-                if (c.k == cval::kind::constant && c.obj.is_none())
-                    return std::nullopt;
-                fail(std::string("array index ") + what + " that is not a specialised int", node);
-            }
-            return c.obj.cast<std::int64_t>();
-        };
-        for (py::handle part : parts)
-        {
-            std::string kind = node_type(part);
-            if (kind == "Slice")
-            {
-                all_indices = false;
-                auto lo = const_int(part.attr("lower"), "start");
-                auto hi = const_int(part.attr("upper"), "stop");
-                auto st = const_int(part.attr("step"), "step");
-                ir::slice_item it = ir::slice_item::all();
-                it.has_start = lo.has_value();
-                it.start = lo.value_or(0);
-                it.has_stop = hi.has_value();
-                it.stop = hi.value_or(0);
-                it.step = st.value_or(1);
-                if (it.step <= 0)
-                    fail("slice with a non-positive step", node);
-                items.push_back(it);
-                ++axis;
-                continue;
-            }
-            cval c = visit_expr(part);
-            if (c.k == cval::kind::constant && c.obj.is_none())
-            {
-                all_indices = false;
-                items.push_back(ir::slice_item::new_axis());
-                continue;
-            }
-            if (c.k != cval::kind::constant || !PyLong_CheckExact(c.obj.ptr()))
-            {
-                fail("array index of this kind (fancy or computed)", node);
-            }
-            std::int64_t i = c.obj.cast<std::int64_t>();
-            if (axis >= dims.rank() || !dims[axis].is_static() || i < -dims[axis].size() ||
-                i >= dims[axis].size())
-            {
-                fail("array index out of range or on a symbolic dim", node);
-            }
-            items.push_back(ir::slice_item::at(i));
-            ++axis;
-        }
-        if (axis > dims.rank())
-        {
-            fail("too many indices for the array", node);
-        }
-        ir::value_id out = m_builder->slice(x, items);
-        bool element = all_indices && axis == dims.rank();
-        return new_array(out, element ? surface::np_scalar : surface::ndarray,
-                         element ? -1 : container.arr);
+        return index_array(container, node);
     }
 
     call_args converter::visit_args(py::handle node)
@@ -741,7 +671,9 @@ namespace specula::engine::converter
         {
             if (kw.attr("arg").is_none())
                 fail("**kwargs in a call", node);
-            args.keywords[py::str(kw.attr("arg"))] = visit_expr(kw.attr("value"));
+            std::string name = py::str(kw.attr("arg"));
+            args.keywords[name] = visit_expr(kw.attr("value"));
+            args.keyword_order.emplace_back(name, args.keywords[name]);
         }
         return args;
     }
@@ -756,6 +688,10 @@ namespace specula::engine::converter
             if (self.k == cval::kind::array)
             {
                 return call_method(self, name, visit_args(node), node);
+            }
+            if (self.k == cval::kind::dict)
+            {
+                return dict_method(self, name, visit_args(node), node);
             }
             if (self.k == cval::kind::object && PyList_CheckExact(self.obj.ptr()) && name == "append")
             {
@@ -778,6 +714,10 @@ namespace specula::engine::converter
         if (known.rfind("np.", 0) == 0)
         {
             return call_numpy(known.substr(3), visit_args(node), node);
+        }
+        if (known.rfind("math.", 0) == 0)
+        {
+            return call_math(known.substr(5), visit_args(node), node);
         }
         if (known.rfind("builtins.", 0) == 0)
         {

@@ -5,6 +5,8 @@
 // differ, the converter refuses: transparency outranks coverage.
 #include "engine/converter/converter.hpp"
 
+#include <tuple>
+
 namespace specula::engine::converter
 {
     namespace
@@ -184,6 +186,84 @@ namespace specula::engine::converter
                 fail("matrix product of an array NumPy holds in another memory order (e.g. lr * X.T)", node);
             }
         }
+    }
+
+    ir::value_id converter::transposed_source(ir::value_id v)
+    {
+        // `A.T` of a C-contiguous 2-D A: A itself, else no_id.
+        const ir::value& val = p_graph->get(v);
+        if (val.def == ir::no_id || type_of(v).dims.rank() != 2)
+        {
+            return ir::no_id;
+        }
+        const ir::node& n = p_graph->get_node(val.def);
+        if (n.code != ir::op::TRANSPOSE || n.attr_as<ir::perm_attr>().perm != std::vector<int>{1, 0} ||
+            layout_of(n.inputs[0]) != layout::contiguous)
+        {
+            return ir::no_id;
+        }
+        return n.inputs[0];
+    }
+
+    ir::value_id converter::matrix_product(bool is_dot, ir::value_id a, ir::value_id b, py::handle node)
+    {
+        ir::value_id out = product_of(is_dot, a, b, node);
+        if (out == ir::no_id)
+        {
+            fail("matrix product of these operands (" + m_builder->state().message() + ")", node);
+        }
+        return out;
+    }
+
+    ir::value_id converter::product_of(bool is_dot, ir::value_id a, ir::value_id b, py::handle node)
+    {
+        const ir::shape da = type_of(a).dims;
+        const ir::shape db = type_of(b).dims;
+        auto is = [](const ir::dim& d, std::int64_t n) { return d.is_static() && d.size() == n; };
+        auto vector_like = [&](const ir::shape& s, int outer_axis)
+        { return s.rank() == 1 || (s.rank() == 2 && is(s[outer_axis], 1)); };
+        // NumPy runs a matrix-vector product of a transposed matrix as gemv on
+        // the matrix's own memory; the graph's buffers are C-ordered copies.
+        // A.T @ x equals (x.T @ A).T and v @ B.T equals (B @ v.T).T bit for bit
+        // in NumPy (checked over all shapes with OpenBLAS), and the swapped form
+        // reads A and B in their own order.
+        if (da.rank() == 2 && !is(da[1], 1) && vector_like(db, 1))
+        {
+            if (ir::value_id a0 = transposed_source(a); a0 != ir::no_id)
+            {
+                if (db.rank() == 1)
+                    return m_builder->matmul(b, a0);
+                return m_builder->transpose(m_builder->matmul(m_builder->transpose(b, {1, 0}), a0), {1, 0});
+            }
+        }
+        if (db.rank() == 2 && !is(db[0], 1) && vector_like(da, 0))
+        {
+            if (ir::value_id b0 = transposed_source(b); b0 != ir::no_id)
+            {
+                if (da.rank() == 1)
+                    return m_builder->matmul(b0, a);
+                return m_builder->transpose(m_builder->matmul(b0, m_builder->transpose(a, {1, 0})), {1, 0});
+            }
+        }
+        check_product_operands(a, b, node);
+        for (const auto& [matrix, vec_shape, outer] : {std::tuple{a, db, 1}, std::tuple{b, da, 0}})
+        {
+            const ir::shape& dm = type_of(matrix).dims;
+            bool is_matrix = dm.rank() == 2 && !is(dm[0], 1) && !is(dm[1], 1);
+            if (is_matrix && vector_like(vec_shape, outer) && layout_of(matrix) != layout::contiguous)
+            {
+                fail("matrix-vector product of a transposed or strided matrix (NumPy's gemv follows its memory)",
+                     node);
+            }
+        }
+        // np.dot of two 2-D arrays equals np.matmul bit for bit, (k,1) columns
+        // and (1,1) "scalars" included (checked against NumPy + OpenBLAS over
+        // all shape classes); MATMUL has the backend's BLAS path for them.
+        if (!is_dot || (da.rank() == 2 && db.rank() == 2))
+        {
+            return m_builder->matmul(a, b);
+        }
+        return m_builder->dot(a, b);
     }
 
     void converter::check_reduction_order(ir::op code, ir::value_id v, py::handle node)

@@ -13,10 +13,16 @@ namespace specula::engine
         "true_divide", "maximum", "minimum", "power", "where", "clip", "dot", "matmul", "outer",
         "sum", "mean", "var", "std", "max", "min", "amax", "amin", "argmax", "argmin", "prod",
         "zeros", "ones", "zeros_like", "ones_like", "full", "copy", "eye", "concatenate", "stack",
-        "hstack", "vstack", "reshape", "transpose", nullptr};
+        "hstack", "vstack", "reshape", "transpose", "arange", "empty_like", nullptr};
     const char* const builtin_functions[] = {"len", "range", "zip", "enumerate", "reversed",
                                              "abs", "min", "max", "float", "int", "bool",
                                              "print", "isinstance", nullptr};
+    // math functions: evaluated by Python on specialised values; on values known
+    // only at run time just the correctly rounded ones (scalar_math.cpp).
+    const char* const math_functions[] = {"exp", "log", "log1p", "expm1", "log2", "log10", "sqrt",
+                                          "tanh", "sin", "cos", "tan", "atan", "fabs", "floor",
+                                          "ceil", "pow", "hypot", "isfinite", "isnan", "isinf",
+                                          nullptr};
 
     void whitelist::load()
     {
@@ -36,6 +42,11 @@ namespace specula::engine
         for (const char* const* n = builtin_functions; *n != nullptr; ++n)
         {
             add(builtins, *n, "builtins.");
+        }
+        py::module_ math = py::module_::import("math");
+        for (const char* const* n = math_functions; *n != nullptr; ++n)
+        {
+            add(math, *n, "math.");
         }
     }
 
@@ -193,7 +204,9 @@ namespace specula::engine::converter
         {
             fail("out= that is not an array", node);
         }
-        write_array(target.arr, value_of(result, node), node);
+        ir::value_id v = value_of(result, node);
+        m_arrays[static_cast<size_t>(target.arr)].unwritten = false; // out= writes every element
+        write_array(target.arr, v, node);
         return target; // NumPy returns the out array itself
     }
 
@@ -300,6 +313,10 @@ namespace specula::engine::converter
             if (!known)
                 fail("np." + name + " keyword " + k, node);
         }
+        if (name == "arange" || name == "empty_like")
+        {
+            return name == "arange" ? call_arange(args, node) : call_empty_like(args, node);
+        }
         if (auto code = lookup(unary_ufuncs, name))
         {
             cval x = as_array(arg(0));
@@ -366,10 +383,7 @@ namespace specula::engine::converter
         if (name == "dot" || name == "matmul" || name == "outer")
         {
             ir::value_id a = value_of(arg(0), node), b = value_of(arg(1), node);
-            if (name != "outer")
-                check_product_operands(a, b, node);
-            ir::value_id out = name == "dot" ? m_builder->dot(a, b)
-                               : name == "matmul" ? m_builder->matmul(a, b) : m_builder->outer(a, b);
+            ir::value_id out = name == "outer" ? m_builder->outer(a, b) : matrix_product(name == "dot", a, b, node);
             if (out == ir::no_id)
                 fail("np." + name + " on these operands", node);
             return with_out(new_array(out, surface_of_rank(type_of(out).dims.rank())), args, node);
@@ -578,8 +592,7 @@ namespace specula::engine::converter
             if (args.positional.size() != 1)
                 fail(".dot with these arguments", node);
             ir::value_id other = value_of(args.positional[0], node);
-            check_product_operands(x, other, node);
-            ir::value_id out = m_builder->dot(x, other);
+            ir::value_id out = matrix_product(true, x, other, node);
             if (out == ir::no_id)
                 fail(".dot on these operands", node);
             return new_array(out, surface_of_rank(type_of(out).dims.rank()));
@@ -639,7 +652,7 @@ namespace specula::engine::converter
         {
             if (p.size() != 1)
                 fail("len with these arguments", node);
-            if (p[0].k == cval::kind::tuple && !p[0].obj)
+            if (p[0].k == cval::kind::tuple)
                 return constant(py::int_(p[0].items.size()));
             if (p[0].k == cval::kind::array)
             {
@@ -650,7 +663,7 @@ namespace specula::engine::converter
             }
             if (p[0].k == cval::kind::constant)
                 return constant(py::int_(py::len(p[0].obj)));
-            fail("len of this object", node);
+            return container_len(p[0], node);
         }
         if (name == "zip" || name == "enumerate" || name == "reversed")
         {

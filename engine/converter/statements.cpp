@@ -220,20 +220,11 @@ namespace specula::engine::converter
         py::handle index = target.attr("slice");
         if (container.k == cval::kind::array)
         {
-            cval sliced = visit_subscript(target); // validates the index, gives the items
-            (void)sliced;
-            const auto& view_node = p_graph->get_node(p_graph->get(m_arrays[static_cast<size_t>(sliced.arr)].value).def);
-            if (view_node.code != ir::op::SLICE)
-            {
-                fail("item assignment with this index", target);
-            }
-            const auto items = view_node.attr_as<ir::slice_attr>().items;
-            ir::value_id base = value_of(container, target);
-            ir::dtype elem = type_of(base).elem;
-            ir::value_id v = value.k == cval::kind::array ? value_of(value, target)
-                                                         : scalar_constant(value, elem, target);
-            write_array(container.arr, m_builder->slice_update(base, v, items), target);
-            return;
+            return assign_array_index(container, target, value);
+        }
+        if (container.k == cval::kind::dict)
+        {
+            return dict_set(container, visit_expr(index), value, target);
         }
         if (container.k == cval::kind::object &&
             (PyDict_CheckExact(container.obj.ptr()) || PyList_CheckExact(container.obj.ptr())))
@@ -270,6 +261,18 @@ namespace specula::engine::converter
         cval current = visit_expr(target);
         cval rhs = visit_expr(node.attr("value"));
         cval result = binary(code, current, rhs, node);
+        if (node_type(target) == "Subscript" && current.k == cval::kind::array &&
+            m_arrays[static_cast<size_t>(current.arr)].surf == surface::ndarray &&
+            visit_expr(target.attr("value")).k == cval::kind::array)
+        {
+            // x[i] op= v is get, modify in place, set (duplicate indices apply once);
+            // the in-place step keeps the item's dtype.
+            if (result.k != cval::kind::array || type_of(value_of(result, node)).elem != type_of(value_of(current, node)).elem)
+            {
+                fail("in-place operator on array items that changes the dtype", node);
+            }
+            return assign_to(target, result);
+        }
         bool in_place = current.k == cval::kind::array &&
                         m_arrays[static_cast<size_t>(current.arr)].surf == surface::ndarray;
         if (!in_place)
