@@ -9,6 +9,11 @@ namespace specula::ir
 {
     namespace
     {
+        // A group becomes one kernel program; backends keep its values in a
+        // fixed table (the CPU backend's ew_runner holds 64), so groups stay
+        // well below that.
+        constexpr std::size_t max_group_values = 48;
+
         void collect_captures(const graph& g, region_id r, std::set<value_id>& out)
         {
             for (node_id id : g.get_region(r).nodes)
@@ -128,6 +133,27 @@ namespace specula::ir
                 return true;
             }
 
+            // The values a merged group's program holds: one per member plus one
+            // per distinct value read from outside the group.
+            std::size_t values_of(int a, int b) const
+            {
+                std::set<node_id> members(m_members.at(a).begin(), m_members.at(a).end());
+                members.insert(m_members.at(b).begin(), m_members.at(b).end());
+                std::set<value_id> outside;
+                for (node_id id : members)
+                {
+                    for (value_id v : m_graph.get_node(id).inputs)
+                    {
+                        const node_id def = m_graph.get(v).def;
+                        if (def == no_id || members.count(def) == 0)
+                        {
+                            outside.insert(v);
+                        }
+                    }
+                }
+                return members.size() + outside.size();
+            }
+
             void unite(int into, int from)
             {
                 m_parent[from] = into;
@@ -169,7 +195,8 @@ namespace specula::ir
                             continue;
                         }
                         const int g = find(it->second);
-                        if (g != find(self) && merge_is_acyclic(g, find(self)))
+                        if (g != find(self) && values_of(g, find(self)) <= max_group_values &&
+                            merge_is_acyclic(g, find(self)))
                         {
                             unite(g, find(self));
                         }

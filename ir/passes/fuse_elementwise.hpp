@@ -1,7 +1,9 @@
 // Elementwise fusion grouping: marks maximal groups of connected elementwise nodes of
 // one region with the same output shape, so a backend can run each group as one loop.
 // A merge is refused when it would make the groups' dependency graph cyclic (a path
-// leaving the group and coming back). Sets node::group; singletons stay -1.
+// leaving the group and coming back), or when the group's program would hold more
+// than 48 values (members plus values read from outside; one program per group).
+// Sets node::group; singletons stay -1.
 #pragma once
 
 #include "ir/graph.hpp"

@@ -2,6 +2,9 @@
 // fusion legality and memory-planning legality.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 #include "ir/builder.hpp"
 #include "ir/passes/passes.hpp"
 #include "ir/printer.hpp"
@@ -223,6 +226,52 @@ namespace
         EXPECT_EQ(fuse_elementwise(g), 1);
         EXPECT_EQ(g.get_node(g.get(a).def).group, -1);
         EXPECT_EQ(g.get_node(g.get(c).def).group, g.get_node(g.get(d).def).group);
+    }
+
+    // A long accumulation (a loss summed over 60 unrolled time steps) is split into
+    // groups whose programs stay small: members plus outside values <= 48.
+    TEST(fusion, groups_hold_a_bounded_number_of_values)
+    {
+        graph g;
+        builder b(g);
+        const auto x = b.input(f64({60}));
+        auto acc = b.constant(scalar::of_float(dtype::float64, 0.0));
+        std::vector<value_id> sums;
+        for (int t = 0; t < 60; ++t)
+        {
+            const auto item = b.slice(x, {slice_item::at(t)});
+            acc = b.binary(op::ADD, acc, b.unary(op::NEG, b.unary(op::LOG, item)));
+            sums.push_back(acc);
+        }
+        b.output(acc);
+        ASSERT_TRUE(b.ok()) << b.state().message();
+        const int groups = fuse_elementwise(g);
+        EXPECT_GE(groups, 4);
+        std::map<int, std::set<node_id>> members;
+        for (node_id n : g.walk())
+        {
+            if (g.get_node(n).group >= 0)
+            {
+                members[g.get_node(n).group].insert(n);
+            }
+        }
+        EXPECT_EQ(static_cast<int>(members.size()), groups);
+        for (const auto& [group, nodes] : members)
+        {
+            std::set<value_id> outside;
+            for (node_id n : nodes)
+            {
+                for (value_id v : g.get_node(n).inputs)
+                {
+                    if (nodes.count(g.get(v).def) == 0)
+                    {
+                        outside.insert(v);
+                    }
+                }
+            }
+            EXPECT_LE(nodes.size() + outside.size(), 48u) << "group " << group;
+            EXPECT_GE(nodes.size(), 2u);
+        }
     }
 
     TEST(memory, in_place_only_where_legal)
