@@ -48,6 +48,8 @@ namespace specula::engine::converter
                 return a.arr == b.arr;
             case cval::kind::object:
                 return a.src == b.src;
+            case cval::kind::dict:
+                return a.dict == b.dict; // unchanged inside the branches (visit_branch)
             case cval::kind::constant:
                 // Equal literals on both sides (`s = 0.5`): the same value and type.
                 return a.obj.ptr() == b.obj.ptr() ||
@@ -118,6 +120,7 @@ namespace specula::engine::converter
         const size_t effects = m_spec->effects.size();
         const size_t heap_writes = m_heap_writes.size();
         const size_t inputs = m_spec->inputs.size();
+        const std::vector<dict_entry> dicts = m_dicts;
         std::vector<ir::value_id> values;
         for (const array_entry& e : m_arrays)
         {
@@ -146,6 +149,18 @@ namespace specula::engine::converter
             if (m_arrays[i].value != values[i])
             {
                 fail("in-place update inside an if on array data", node);
+            }
+        }
+        for (size_t i = 0; i < dicts.size(); ++i)
+        {
+            bool same = dicts[i].keys.size() == m_dicts[i].keys.size();
+            for (size_t k = 0; same && k < dicts[i].values.size(); ++k)
+            {
+                same = same_value(dicts[i].values[k], m_dicts[i].values[k]);
+            }
+            if (!same)
+            {
+                fail("dict changed inside an if on array data", node);
             }
         }
         const bool returned = m_returned;
