@@ -188,6 +188,12 @@ namespace specula::backends::cpu
                 return st;
             }
         }
-        return b.take();
+        ew_program prog = b.take();
+        if (prog.m_regs.size() > max_registers)
+        {
+            return status::unimplemented("elementwise program with more than " +
+                                         std::to_string(max_registers) + " registers");
+        }
+        return prog;
     }
 } // namespace specula::backends::cpu

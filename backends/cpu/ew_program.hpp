@@ -44,6 +44,10 @@ namespace specula::backends::cpu
         bool use_builtin = true;
     };
 
+    // The runner keeps one pointer and one step per register on its stack;
+    // a larger program is refused (its nodes then run one by one).
+    inline constexpr std::size_t max_registers = 64;
+
     struct ew_program
     {
         std::vector<ir::value_id> m_inputs;  // external values, in register order

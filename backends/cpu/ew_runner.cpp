@@ -146,12 +146,8 @@ namespace specula::backends::cpu
              63) &
             ~std::uintptr_t(63));
         const std::size_t nregs = m_prog.m_regs.size();
-        char* ptr[64];
-        std::intptr_t step[64];
-        if (nregs > 64)
-        {
-            return;
-        }
+        char* ptr[max_registers]; // build_program refuses larger programs
+        std::intptr_t step[max_registers];
         for (std::int64_t s = begin; s < end; s += block_elements)
         {
             const std::int64_t len = std::min(block_elements, end - s);

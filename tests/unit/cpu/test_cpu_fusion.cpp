@@ -3,6 +3,7 @@
 
 #include "cpu_test_support.hpp"
 
+#include "backends/cpu/ew_program.hpp"
 #include "backends/reference/reference_backend.hpp"
 #include "ir/builder.hpp"
 #include "ir/passes/fuse_elementwise.hpp"
@@ -319,4 +320,43 @@ TEST(cpu_threads, worker_fp_flags_reach_the_caller)
     EXPECT_TRUE(std::isinf(r.outputs[0].element_as_double(n - 1)));
     EXPECT_NE(flags, 0);
     std::feclearexcept(FE_ALL_EXCEPT);
+}
+
+namespace
+{
+    // x = x * c_k + 1, `steps` times: every step reads two constants of its
+    // own, so a long chain needs more registers than a program may hold.
+    std::vector<const ir::node*> build_long_chain(ir::graph& g, int steps)
+    {
+        ir::builder b(g);
+        auto x = b.input({ir::dtype::float64, ir::shape{5}}, "x");
+        for (int k = 0; k < steps; ++k)
+        {
+            auto c = b.constant(ir::scalar::of_float(ir::dtype::float64, 0.5 + 0.01 * k));
+            auto one = b.constant(ir::scalar::of_float(ir::dtype::float64, 1.0));
+            x = b.binary(ir::op::ADD, b.binary(ir::op::MUL, x, c), one);
+        }
+        b.output(x, "r");
+        std::vector<const ir::node*> nodes;
+        for (ir::node_id id : g.get_region(g.body()).nodes)
+        {
+            const ir::node& n = g.get_node(id);
+            if (ir::has(n.code, ir::prop::ELEMENTWISE))
+            {
+                nodes.push_back(&n);
+            }
+        }
+        return nodes;
+    }
+} // namespace
+
+TEST(cpu_fusion, program_too_large_for_the_runner_is_refused)
+{
+    ir::module m;
+    ir::graph& g = m.add_graph("main");
+    auto nodes = build_long_chain(g, 40);
+    auto prog = cpu::build_program(g, nodes, {nodes.back()->outputs[0]},
+                                   cpu::loop_source{cpu::testing::numpy_table().get(), true});
+    ASSERT_FALSE(prog) << "a program of " << nodes.size() << " nodes was accepted";
+    EXPECT_EQ(prog.error().code(), status_code::unimplemented);
 }
