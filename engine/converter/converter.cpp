@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "engine/backend_choice.hpp"
+#include "engine/converter/symbolic_broadcast.hpp"
 #include <algorithm>
 #include "engine/numpy_api.hpp"
 #include "ir/verifier.hpp"
@@ -486,6 +487,11 @@ namespace specula::engine::converter
         if (!problems.empty())
         {
             throw not_convertible("not convertible: IR verifier: " + ir::format(problems));
+        }
+        std::string broadcast = symbolic_broadcast_problem(*p_graph);
+        if (!broadcast.empty())
+        {
+            throw not_convertible("not convertible: " + broadcast + " in " + m_file);
         }
         std::string refused;
         auto exe = compile_for_engine(*p_graph, refused);
