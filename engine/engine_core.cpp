@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "engine/converter/converter.hpp"
+#include "engine/loop_region.hpp"
 #include "engine/numpy_api.hpp"
 #include "engine/runner.hpp"
 #include "ir/printer.hpp"
@@ -77,12 +78,13 @@ namespace specula::engine
             {
                 continue;
             }
-            rec->r->reset(m_config);
+            rec->r->reset(rec->cell_body ? loop_region::loop_config(m_config) : m_config);
             rec->prof.clear();
             rec->recompile_pending = false;
             kept.push_back(std::move(rec));
         }
         m_records = std::move(kept);
+        loop_region::reset_all();
     }
 
     const region_record* engine_core::find(const std::string& name, const std::string& file,
@@ -171,26 +173,36 @@ namespace specula::engine
 
     frame_exit engine_core::enter(hook_slot* slot, const frame_hook::frame_view& frame, PyObject** result)
     {
-        auto* rec = static_cast<region_record*>(slot->owner);
-        engine_core& self = instance();
-        if (!self.m_loaded && !self.load())
+        return instance().enter_region(*static_cast<region_record*>(slot->owner), frame, result);
+    }
+
+    frame_exit engine_core::enter_region(region_record& rec, const frame_hook::frame_view& frame,
+                                         PyObject** result)
+    {
+        if (!m_loaded && !load())
         {
             return frame_exit::run_default;
         }
         try
         {
-            return self.on_enter(*rec, frame, result);
+            return on_enter(rec, frame, result);
         }
         catch (py::error_already_set& e)
         {
-            rec->r->record_internal_error(e.what());
+            rec.r->record_internal_error(e.what());
         }
         catch (const std::exception& e)
         {
-            rec->r->record_internal_error(e.what());
+            rec.r->record_internal_error(e.what());
         }
         PyErr_Clear();
         return frame_exit::run_default;
+    }
+
+    region_record& engine_core::adopt(std::unique_ptr<region_record> rec)
+    {
+        m_records.push_back(std::move(rec));
+        return *m_records.back();
     }
 
     frame_exit engine_core::on_enter(region_record& rec, const frame_hook::frame_view& frame,
@@ -201,7 +213,14 @@ namespace specula::engine
         {
         case region_state::cold:
         case region_state::profiling:
-            rec.prof.observe_frame(frame);
+            if (rec.cell_body)
+            {
+                observe_cell_globals(rec, frame);
+            }
+            else
+            {
+                rec.prof.observe_frame(frame);
+            }
             if (!r.observe_profiling_call())
             {
                 return frame_exit::run_default;
@@ -331,9 +350,14 @@ namespace specula::engine
     {
         region& r = *rec.r;
         r.record_compile();
-        converter::converter conv(frame, rec.prof, m_whitelist, m_config);
         std::string diagnostic;
-        std::shared_ptr<specialisation> spec = conv.convert(diagnostic);
+        auto convert = [&](converter::converter& c)
+        {
+            return rec.cell_body ? c.convert_cell_body(rec.cell_body, r.file(), rec.cell_names, diagnostic)
+                                 : c.convert(diagnostic);
+        };
+        converter::converter conv(frame, rec.prof, m_whitelist, m_config);
+        std::shared_ptr<specialisation> spec = convert(conv);
         std::unique_ptr<converter::converter> again;
         if (!spec && rec.prof.pin_relaxed())
         {
@@ -341,7 +365,7 @@ namespace specula::engine
             // a branch, array arithmetic, .shape): specialise on it again.
             again = std::make_unique<converter::converter>(frame, rec.prof, m_whitelist, m_config);
             diagnostic.clear();
-            spec = again->convert(diagnostic);
+            spec = convert(*again);
         }
         const converter::converter& last = again ? *again : conv;
         if (!spec)
@@ -398,7 +422,7 @@ namespace specula::engine
             d["name"] = r.name();
             d["file"] = r.file();
             d["line"] = r.line();
-            d["kind"] = "function";
+            d["kind"] = rec->kind;
             d["state"] = state_name(r.state());
             d["graph_runs"] = r.counters().graph_runs;
             d["fallbacks"] = r.counters().fallbacks;

@@ -30,6 +30,11 @@ namespace specula::engine
         // Its specialisations were dropped by a numerics change: the next
         // call recompiles without counting a guard miss.
         bool recompile_pending = false;
+        const char* kind = "function"; // the report's `kind`
+        // Loops in cells (engine/loop_region.cpp): the body's statements and
+        // every name they mention; null for functions.
+        py::object cell_body;
+        std::vector<std::string> cell_names;
     };
 
     class engine_core
@@ -65,6 +70,15 @@ namespace specula::engine
         // depend on it (they recompile on their next call). Returns how many
         // were dropped.
         std::size_t set_numerics(numerics_mode mode);
+
+        // Regions entered from outside the frame hook (loops in cells): the
+        // registry owns the record, the caller keeps the returned pointer.
+        region_record& adopt(std::unique_ptr<region_record> rec);
+        // One entry of a region whose countdown ran out: the same state
+        // machine as a function call. `frame.code`, `frame.locals` and
+        // `frame.function` are null for loops in cells.
+        frame_hook::frame_exit enter_region(region_record& rec, const frame_hook::frame_view& frame,
+                                            PyObject** result);
 
     private:
         engine_core();

@@ -4,6 +4,7 @@
 
 #include "engine/engine_core.hpp"
 #include "engine/introspection.hpp"
+#include "engine/loop_region.hpp"
 
 namespace specula::engine
 {
@@ -89,6 +90,8 @@ namespace specula::engine
               },
               py::arg("name") = py::none(), py::arg("file") = py::none(), py::arg("line") = py::none(),
               "The Graphviz DOT text of the function's most recently used graph.");
+        m.def("install_loop_builtins", &loop_region::install_builtins,
+              "Put the entry points of loops in cells into builtins (specula.cell_loops).");
         m.def("threshold", []() { return engine_core::instance().settings().threshold; });
     }
 

@@ -6,6 +6,7 @@
 
 #include <pybind11_json/pybind11_json.hpp>
 
+#include "kernel/cell_loops.hpp"
 #include "kernel/error_reply.hpp"
 #include "kernel/input_redirection.hpp"
 #include "kernel/kernel_info.hpp"
@@ -101,6 +102,7 @@ namespace specula::kernel
         install_sigint_handler(interrupt_python);
         m_python_version = py::str(py::module_::import("platform").attr("python_version")());
         m_engine = std::make_unique<engine::engine>(m_ipython_shell);
+        install_cell_loops(m_ipython_shell);
         m_output.start_timer();
     }
 

@@ -134,6 +134,12 @@ namespace specula::engine::converter
         // failure depends on what this call saw, `guards_so_far` holds the
         // guards that describe it (for a fallback-only cache entry).
         std::shared_ptr<specialisation> convert(std::string& diagnostic);
+        // cell_body.cpp: one iteration of a loop at a cell's module level
+        // (`body` its statements, `names` every name they mention); the
+        // result is True when the iteration takes a `break`.
+        std::shared_ptr<specialisation> convert_cell_body(py::handle body, const std::string& file,
+                                                          const std::vector<std::string>& names,
+                                                          std::string& diagnostic);
 
         // The specialisation as far as conversion got (its guards describe the
         // situation a failure depends on).

@@ -1,0 +1,45 @@
+// Cell mode: the body of a loop at a notebook cell's module level, converted
+// as one iteration. Every name is a global of the cell (read as a global
+// source, written through the write buffer), and the iteration's `break`
+// becomes its result: True when the converted iteration left the loop.
+#include "engine/converter/converter.hpp"
+
+namespace specula::engine::converter
+{
+    std::shared_ptr<specialisation> converter::convert_cell_body(py::handle body, const std::string& file,
+                                                                 const std::vector<std::string>& names,
+                                                                 std::string& diagnostic)
+    {
+        m_spec = std::make_shared<specialisation>();
+        m_spec->module = std::make_unique<ir::module>();
+        p_graph = &m_spec->module->add_graph("main");
+        m_builder = std::make_unique<ir::builder>(*p_graph);
+        m_file = file;
+        m_first_line = 1; // cell ASTs carry the cell's own line numbers
+        // At module level there are no locals: declaring every name the body
+        // mentions global makes reads global sources and writes buffered
+        // rebinding effects, exactly as `global` does in a function.
+        m_declared_globals.insert(names.begin(), names.end());
+        try
+        {
+            visit_body(body);
+            m_result = cval{};
+            m_result.obj = py::bool_(m_breaking);
+            m_returned = true;
+            m_breaking = false;
+            m_continuing = false;
+            finish_graph();
+        }
+        catch (const not_convertible& e)
+        {
+            diagnostic = e.what();
+            return nullptr;
+        }
+        catch (py::error_already_set& e)
+        {
+            diagnostic = std::string("not convertible: conversion raised ") + e.what() + " in " + m_file;
+            return nullptr;
+        }
+        return m_spec;
+    }
+} // namespace specula::engine::converter

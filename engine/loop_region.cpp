@@ -1,0 +1,252 @@
+#include "engine/loop_region.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "engine/engine_core.hpp"
+#include "engine/sources.hpp"
+
+namespace specula::engine
+{
+    namespace
+    {
+        using clock = std::chrono::steady_clock;
+        using frame_hook::frame_exit;
+
+        struct loop_state
+        {
+            region_record* rec = nullptr; // owned by engine_core's registry
+            bool unavailable = false;      // describing the loop failed: CPython for good
+            // The last entry let CPython run the body: the next entry (in
+            // the same cell) ends that iteration's timing.
+            bool timing = false;
+            clock::time_point started;
+        };
+
+        std::vector<loop_state> g_loops; // indexed by the transformer's loop id
+        // builtins.__specula_loops__ (specula.cell_loops' list, strong
+        // reference; never released: code may run until the interpreter ends).
+        PyObject* g_flags = nullptr;
+        bool g_broke = false;            // the last graph iteration took a `break`
+
+        // Cold, once per loop id. Borrowed `globals` only for the file name.
+        region_record* create(long id)
+        {
+            py::tuple d = py::module_::import("specula.cell_loops").attr("describe")(id);
+            std::string file = "<cell>";
+            PyFrameObject* frame = PyEval_GetFrame(); // borrowed
+            if (frame != nullptr)
+            {
+                PyCodeObject* code = PyFrame_GetCode(frame); // new reference
+                file = py::str(code->co_filename);
+                Py_DECREF(code);
+            }
+            engine_core& core = engine_core::instance();
+            auto rec = std::make_unique<region_record>();
+            rec->r = std::make_unique<region>(py::str(d[0]).cast<std::string>(), file, d[1].cast<int>(),
+                                              loop_region::loop_config(core.settings()));
+            rec->kind = "loop";
+            rec->cell_body = d[2];
+            for (py::handle name : d[3])
+            {
+                rec->cell_names.push_back(py::str(name));
+            }
+            return &core.adopt(std::move(rec));
+        }
+
+        bool is_terminal(region_state s)
+        {
+            return s == region_state::not_convertible || s == region_state::blacklisted;
+        }
+
+        // The region went back to CPython for good: its iterations stop
+        // calling the engine (the transformer's `__specula_loops__[id] and`).
+        void settle(long id)
+        {
+            if (g_flags != nullptr && PyList_Check(g_flags) && id < PyList_GET_SIZE(g_flags))
+            {
+                Py_INCREF(Py_False);
+                PyList_SetItem(g_flags, id, Py_False); // steals the new reference
+            }
+        }
+
+        loop_state* state_of(long id)
+        {
+            if (static_cast<size_t>(id) >= g_loops.size())
+            {
+                g_loops.resize(static_cast<size_t>(id) + 1);
+            }
+            loop_state& st = g_loops[static_cast<size_t>(id)];
+            if (st.rec == nullptr && !st.unavailable)
+            {
+                try
+                {
+                    st.rec = create(id);
+                }
+                catch (const std::exception&)
+                {
+                    // py::error_already_set or a failed cast: this loop
+                    // stays in CPython.
+                    PyErr_Clear();
+                    st.unavailable = true;
+                }
+            }
+            return st.rec != nullptr ? &st : nullptr;
+        }
+
+        // __specula_loop__(id), at the top of every iteration: a new reference to True (the engine ran the
+        // iteration) or False (CPython runs it), or NULL with an exception
+        // set (KeyboardInterrupt during a graph run; nothing was committed).
+        PyObject* loop_entry(PyObject*, PyObject* arg)
+        {
+            long id = PyLong_AsLong(arg);
+            if (id < 0)
+            {
+                PyErr_Clear();
+                Py_RETURN_FALSE;
+            }
+            loop_state* st = state_of(id);
+            if (st == nullptr)
+            {
+                Py_RETURN_FALSE;
+            }
+            region& r = *st->rec->r;
+            if (st->timing)
+            {
+                st->timing = false;
+                r.record_cpython_time(std::chrono::duration<double>(clock::now() - st->started).count());
+            }
+            engine_core& core = engine_core::instance();
+            if (!core.enabled() || --r.m_slot.countdown >= 0)
+            {
+                Py_RETURN_FALSE;
+            }
+            frame_hook::frame_view view{nullptr, PyEval_GetGlobals(), PyEval_GetBuiltins(), nullptr, nullptr};
+            if (view.globals == nullptr || view.builtins == nullptr)
+            {
+                Py_RETURN_FALSE;
+            }
+            PyObject* result = nullptr;
+            frame_exit exit = core.enter_region(*st->rec, view, &result);
+            if (is_terminal(r.state()))
+            {
+                settle(id);
+            }
+            switch (exit)
+            {
+            case frame_exit::run_compiled:
+                g_broke = PyObject_IsTrue(result) == 1;
+                Py_DECREF(result);
+                Py_RETURN_TRUE;
+            case frame_exit::fail:
+                return nullptr;
+            case frame_exit::run_default:
+                break;
+            }
+            st->timing = true;
+            st->started = clock::now();
+            Py_RETURN_FALSE;
+        }
+
+        // __specula_loop_live__(id), once per loop start: a new reference to
+        // False when the loop runs without entries (engine off, or the region
+        // is not convertible or blacklisted), True otherwise.
+        PyObject* loop_live(PyObject*, PyObject* arg)
+        {
+            long id = PyLong_AsLong(arg);
+            if (id < 0)
+            {
+                PyErr_Clear();
+                Py_RETURN_FALSE;
+            }
+            loop_state* st = engine_core::instance().enabled() ? state_of(id) : nullptr;
+            if (st == nullptr)
+            {
+                Py_RETURN_FALSE;
+            }
+            // The previous run's last iteration was not timed to its end.
+            st->timing = false;
+            if (is_terminal(st->rec->r->state()))
+            {
+                settle(id);
+                Py_RETURN_FALSE;
+            }
+            Py_RETURN_TRUE;
+        }
+
+        // __specula_loop_broke__(): whether the iteration the engine just ran
+        // took a `break` (a new reference to a bool).
+        PyObject* loop_broke(PyObject*, PyObject*) { return PyBool_FromLong(g_broke ? 1 : 0); }
+
+        PyMethodDef g_entry_def{"__specula_loop__", loop_entry, METH_O,
+                                "Specula: run this loop iteration as a graph (True) or not (False)."};
+        PyMethodDef g_live_def{"__specula_loop_live__", loop_live, METH_O,
+                               "Specula: whether this loop starts as an engine region."};
+        PyMethodDef g_broke_def{"__specula_loop_broke__", loop_broke, METH_NOARGS,
+                                "Specula: whether the iteration the engine ran took a break."};
+    } // namespace
+
+    namespace loop_region
+    {
+        config loop_config(const config& engine_settings)
+        {
+            // Every loop is judged by the cost check, however short its body:
+            // CPython iterations are timed from entry to entry without the
+            // frame hook's overhead, and a graph standing in for a tiny body
+            // is pure overhead, many times slower than the few bytecodes it
+            // replaces.
+            config cfg = engine_settings;
+            cfg.cost_floor_s = 0.0;
+            return cfg;
+        }
+
+        void reset_all()
+        {
+            for (loop_state& st : g_loops)
+            {
+                st.timing = false;
+            }
+            if (g_flags == nullptr || !PyList_Check(g_flags))
+            {
+                return;
+            }
+            for (Py_ssize_t i = 0; i < PyList_GET_SIZE(g_flags); ++i)
+            {
+                Py_INCREF(Py_True);
+                PyList_SetItem(g_flags, i, Py_True); // steals the new reference
+            }
+        }
+
+        void install_builtins(py::list flags)
+        {
+            py::module_ builtins = py::module_::import("builtins");
+            Py_XDECREF(g_flags);
+            g_flags = flags.inc_ref().ptr();
+            builtins.attr("__specula_loops__") = flags;
+            builtins.attr(g_entry_def.ml_name) =
+                py::reinterpret_steal<py::object>(PyCFunction_New(&g_entry_def, nullptr));
+            builtins.attr(g_live_def.ml_name) =
+                py::reinterpret_steal<py::object>(PyCFunction_New(&g_live_def, nullptr));
+            builtins.attr(g_broke_def.ml_name) =
+                py::reinterpret_steal<py::object>(PyCFunction_New(&g_broke_def, nullptr));
+        }
+
+    } // namespace loop_region
+
+    void observe_cell_globals(region_record& rec, const frame_hook::frame_view& frame)
+    {
+        for (const std::string& name : rec.cell_names)
+        {
+            py::str key(name);
+            PyObject* value = PyDict_GetItemWithError(frame.globals, key.ptr()); // borrowed
+            if (value == nullptr && !PyErr_Occurred())
+            {
+                value = PyDict_GetItemWithError(frame.builtins, key.ptr()); // borrowed
+            }
+            PyErr_Clear();
+            rec.prof.observe(global_path(name), value);
+        }
+    }
+} // namespace specula::engine

@@ -1,0 +1,163 @@
+"""Cell programs for the loop-region differential tests (test_cell_loops.py).
+
+Each program is a list of cells run in order in one kernel. `graphs` says
+whether, with the engine on, some loop of the program must run iterations as
+graphs (the report's "loop" rows gain graph runs); `compiled_functions` names
+functions that must run as graphs too. The expectations are about *where* the
+engine acts; the results themselves are always compared with the engine off.
+"""
+
+from dataclasses import dataclass, field
+
+SETUP = """import numpy as np
+rng = np.random.default_rng(7)
+"""
+
+
+@dataclass
+class cell_program:
+    name: str
+    cells: list
+    graphs: bool = True
+    compiled_functions: list = field(default_factory=list)
+
+
+PROGRAMS = [
+    cell_program("prints_and_loop_variable", [
+        SETUP + "W = np.linspace(-1, 1, 12).reshape(3, 4)\nx = np.ones(4)\nacc = np.zeros(3)",
+        "for i in range(6):\n"
+        "    h = np.tanh(W @ x)\n"
+        "    acc += h * 0.5\n"
+        "    x = x * 0.9\n"
+        "    print(acc.sum(), end=' ')\n"
+        "    print('step', sep='-')\n"
+        "i, h",
+        "x.sum(), acc",
+    ]),
+    cell_program("break_continue_else", [
+        SETUP + "acc = np.full(4, 10.0)",
+        "for k in range(10):\n"
+        "    acc -= 1.0\n"
+        "    if k == 2:\n"
+        "        continue\n"
+        "    if k == 6:\n"
+        "        break\n"
+        "    acc *= 1.01\n"
+        "else:\n"
+        "    print('no break')\n"
+        "print(k, acc)",
+        "for k in range(4):\n"
+        "    acc += 2.0\n"
+        "    if k == 1:\n"
+        "        continue\n"
+        "    acc = acc * 0.5\n"
+        "else:\n"
+        "    print('else ran', k)\n"
+        "acc",
+    ]),
+    cell_program("exception_in_iteration_k", [
+        SETUP + "data = [np.ones(3) * j for j in range(7)] + [np.ones(4), np.ones(3)]\ns = np.zeros(3)",
+        "for d in data:\n"
+        "    s += d\n"
+        "    print(s.sum())",
+        "s, d.shape",
+        "acc = np.zeros(2)\n"
+        "for q in range(9):\n"
+        "    acc += 1.5\n"
+        "    if q == 7:\n"
+        "        raise ValueError('stopped at ' + str(q))\n"
+        "    print(acc)",
+        "q, acc",
+    ]),
+    cell_program("division_by_zero_in_iteration_k", [
+        "v = 0.0\nden = 3.0",
+        "for z in range(6):\n"
+        "    den = den - 1.0\n"
+        "    v = v + 1.0 / den",
+        "z, den, v",
+    ], graphs=False),
+    cell_program("nested_loops", [
+        SETUP + "M = np.zeros((3, 4))\nrow = np.arange(4.0)",
+        "for r in range(3):\n"
+        "    for c in range(4):\n"
+        "        M[r, c] = r * 10 + c\n"
+        "    M[r] *= 2.0\n"
+        "    row = row + M[r]\n"
+        "r, c, M, row",
+        "total = np.zeros(4)\n"
+        "for r2 in range(3):\n"
+        "    for item in [1.0, 2.0]:\n"
+        "        total = total + row * item\n"
+        "        if item > 1.5:\n"
+        "            break\n"
+        "    total = total - 1.0\n"
+        "total, item",
+    ]),
+    cell_program("list_mutated_by_the_body", [
+        "items = [1, 2, 3, 4]\ntot = 0.5",
+        "for v in items:\n"
+        "    tot = tot * 1.5 + v\n"
+        "    if v < 3:\n"
+        "        items.append(v + 10)\n"
+        "items, tot, v",
+    ]),
+    cell_program("while_loop", [
+        SETUP + "n = 0\ny = np.ones(4)",
+        "while n < 7:\n"
+        "    y = y * 1.1 + 0.5\n"
+        "    n += 1\n"
+        "else:\n"
+        "    print('while else', n)\n"
+        "n, y",
+        "while True:\n"
+        "    y -= 0.25\n"
+        "    n -= 1\n"
+        "    if n < 2:\n"
+        "        break\n"
+        "n, y",
+    ]),
+    cell_program("global_type_changes_mid_loop", [
+        "g = 3\nsteps = []",
+        "for t in range(6):\n"
+        "    if t == 3:\n"
+        "        g = float(g) + 0.5\n"
+        "    g = g * 2\n"
+        "    print(g)",
+        "g, t",
+    ]),
+    cell_program("shape_changes_on_the_last_iteration", [
+        SETUP + "arrs = [np.ones((2, 3)) * q for q in range(5)] + [np.ones((3, 3))]\nsq = 0.0",
+        "for a in arrs:\n"
+        "    b2 = a * 2.0 + 1.0\n"
+        "    sq = sq + float(b2.sum())\n"
+        "    print(b2.shape, sq)",
+        "b2, sq",
+    ]),
+    cell_program("hot_function_called_from_the_body", [
+        SETUP + "def step(w, g):\n    return w - 0.1 * g\nw = np.ones(5)",
+        "for it in range(8):\n"
+        "    w = step(w, w * 0.5)\n"
+        "w",
+    ], graphs=False, compiled_functions=["step"]),
+    cell_program("training_loop", [
+        SETUP + "X = rng.standard_normal((32, 8))\nY = rng.standard_normal((32, 2))\n"
+        "W1 = rng.standard_normal((8, 16)) * 0.1\nW2 = rng.standard_normal((16, 2)) * 0.1\nlr = 0.01",
+        "for epoch in range(12):\n"
+        "    H = np.tanh(X @ W1)\n"
+        "    P = H @ W2\n"
+        "    E = P - Y\n"
+        "    loss = (E * E).mean()\n"
+        "    gW2 = np.dot(H.T, E)\n"
+        "    gH = np.dot(E, W2.T) * (1 - H * H)\n"
+        "    gW1 = np.dot(X.T, gH)\n"
+        "    W2 -= lr * gW2\n"
+        "    W1 -= lr * gW1\n"
+        "print(loss)",
+        "W1.sum(), W2, epoch",
+    ]),
+    cell_program("rerun_cell", [
+        SETUP + "u = np.zeros(3)",
+        "for p in range(4):\n    u = u + 1.0\nu",
+        "for p in range(4):\n    u = u + 1.0\nu",
+    ]),
+]

@@ -1,0 +1,226 @@
+"""Loops in cells as engine regions: the same cell programs run through the
+kernel with the engine off, on at SPECULA_THRESHOLD=0 and on at the default
+threshold. Every reply, output message (streams, displayed results, errors
+with their tracebacks) and the final globals (arrays bit for bit) must be
+identical; with the engine on, the loops meant to run as graphs must show
+graph runs in specula.report()."""
+
+import json
+import os
+import re
+import time
+
+import pytest
+
+from cell_programs import PROGRAMS
+from kernel_harness import collect, execute, shell_reply, start_kernel, stop_kernel
+
+# thr0 keeps every graph (no cost check): its graph counts are deterministic.
+# default is what users get, cost check included (a loop goes back to CPython
+# only after 5 timed graph iterations, so it still shows graph runs).
+MODES = {
+    "off": {"SPECULA_ENGINE": "off"},
+    "thr0": {"SPECULA_THRESHOLD": "0", "SPECULA_COST_CHECK": "off"},
+    "default": {},
+}
+# Cell files are /tmp/xpython_<pid>/<hash>.py: the pid differs per kernel.
+_PID = re.compile(r"xpython_\d+")
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+
+# Every user global, arrays as dtype/shape/bytes: equal means bit-identical.
+SNAPSHOT = """
+def _specula_snapshot():
+    import json, types, numpy
+    skip = {'In', 'Out', 'exit', 'quit', 'get_ipython', 'rng'}
+    out = {}
+    for k, v in sorted(globals().items()):
+        if k.startswith('_') or k in skip or isinstance(v, (types.ModuleType, types.FunctionType, type)):
+            continue
+        if isinstance(v, numpy.ndarray):
+            out[k] = ['ndarray', str(v.dtype), list(v.shape), v.tobytes().hex()]
+        elif isinstance(v, list):
+            out[k] = ['list', [repr(type(e)) + repr(e) for e in v]]
+        else:
+            out[k] = [repr(type(v)), repr(v)]
+    return json.dumps(out, sort_keys=True)
+print(_specula_snapshot())
+del _specula_snapshot
+"""
+
+REPORT = "import specula, json\nprint(json.dumps(specula.report()))"
+
+
+def _normalise(text):
+    return _ADDRESS.sub("0x?", _PID.sub("xpython_?", text))
+
+
+def _message_summary(messages):
+    """What a user sees of a cell: streams (joined per name, since the
+    coalescer's timing may split them differently), results, displays, errors."""
+    streams = {}
+    shown = []
+    for m in messages:
+        kind, content = m["msg_type"], m["content"]
+        if kind == "stream":
+            streams[content["name"]] = streams.get(content["name"], "") + content["text"]
+        elif kind in ("execute_result", "display_data"):
+            shown.append([kind, content["data"]])
+        elif kind == "error":
+            shown.append([kind, content["ename"], content["evalue"], content["traceback"]])
+    return json.loads(_normalise(json.dumps([streams, shown])))
+
+
+def _reply_summary(reply):
+    keep = {k: reply.get(k) for k in ("status", "ename", "evalue", "traceback")}
+    return json.loads(_normalise(json.dumps(keep)))
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    started = {}
+    try:
+        for mode, extra in MODES.items():
+            env = dict(os.environ)
+            env.pop("SPECULA_ENGINE", None)
+            env.pop("SPECULA_THRESHOLD", None)
+            env.pop("SPECULA_COST_CHECK", None)
+            env.update(extra)
+            started[mode] = start_kernel(env=env)
+        yield started
+    finally:
+        for km, kc in started.values():
+            stop_kernel(km, kc)
+
+
+def _stdout(messages):
+    return "".join(m["content"]["text"] for m in messages
+                   if m["msg_type"] == "stream" and m["content"]["name"] == "stdout")
+
+
+def _report(kc):
+    reply, messages = execute(kc, REPORT, store_history=False)
+    assert reply["status"] == "ok", reply
+    return json.loads(_stdout(messages))
+
+
+def _graph_runs(report, kind):
+    return {(r["file"], r["line"], r["name"]): r["graph_runs"] for r in report if r["kind"] == kind}
+
+
+def _run_program(kc, program):
+    reply, _ = execute(kc, "%reset -f", store_history=False)
+    assert reply["status"] == "ok", reply
+    seen = []
+    for cell in program.cells:
+        reply, messages = execute(kc, cell, timeout=120)
+        seen.append([_reply_summary(reply), _message_summary(messages)])
+    reply, messages = execute(kc, SNAPSHOT, store_history=False)
+    assert reply["status"] == "ok", reply
+    return seen, json.loads(_stdout(messages))
+
+
+def _new_runs(before, after):
+    return sum(n - before.get(key, 0) for key, n in after.items())
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=[p.name for p in PROGRAMS])
+def test_engine_on_equals_engine_off(kernels, program):
+    results = {}
+    for mode, (km, kc) in kernels.items():
+        before = _report(kc)
+        seen, final = _run_program(kc, program)
+        after = _report(kc)
+        results[mode] = (seen, final)
+        if mode == "off":
+            assert after == [], "the engine reported regions while off"
+            continue
+        loop_runs = _new_runs(_graph_runs(before, "loop"), _graph_runs(after, "loop"))
+        if program.graphs:
+            assert loop_runs > 0, f"{mode}: no loop iteration ran as a graph: {after}"
+        for name in program.compiled_functions:
+            runs = sum(r["graph_runs"] for r in after if r["kind"] == "function" and r["name"] == name)
+            assert runs > 0, f"{mode}: {name} never ran as a graph: {after}"
+    off_seen, off_final = results["off"]
+    for mode in ("thr0", "default"):
+        seen, final = results[mode]
+        for index, (want, got) in enumerate(zip(off_seen, seen)):
+            assert got == want, f"{mode}: cell {index} differs from the engine off"
+        assert final == off_final, f"{mode}: final globals differ from the engine off"
+
+
+def test_report_rows_for_loops(kernels):
+    km, kc = kernels["thr0"]
+    execute(kc, "%reset -f", store_history=False)
+    reply, _ = execute(kc, "import numpy as np\nzz = np.zeros(3)")
+    # Cells are named by IPython's execution count (as %specula report names
+    # them); the cell prints its own.
+    reply, messages = execute(kc, "print(get_ipython().execution_count)\nfor jj in range(5):\n    zz = zz + 1.0")
+    assert reply["status"] == "ok"
+    count = int(_stdout(messages))
+    report = _report(kc)
+    rows = [r for r in report if r["kind"] == "loop" and r["name"] == f"In [{count}], line 2"]
+    assert len(rows) == 1, [(r["name"], r["line"], r["graph_runs"]) for r in report]
+    row = rows[0]
+    assert row["line"] == 2 and row["state"] == "compiled" and row["graph_runs"] == 5
+    assert row["time_graph_s"] > 0.0
+    reply, messages = execute(kc, "%specula report")
+    assert reply["status"] == "ok"
+    assert f"In [{count}], line 2" in _stdout(messages)
+
+
+def test_engine_off_leaves_cells_untransformed(kernels):
+    km, kc = kernels["off"]
+    reply, messages = execute(kc, "import builtins\nprint(hasattr(builtins, '__specula_loop__'), "
+                                  "len(get_ipython().ast_transformers))")
+    assert _stdout(messages) == "False 0\n"
+
+
+def _interrupt_loop(km, kc, code):
+    msg_id = kc.execute(code)
+    while True:
+        msg = kc.get_iopub_msg(timeout=30)
+        if msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "execute_input":
+            break
+    time.sleep(1.0)  # into the loop's graph iterations
+    km.interrupt_kernel()
+    # The loop runs (practically) forever unless interrupted.
+    reply = shell_reply(kc, msg_id, timeout=60)
+    collect(kc, msg_id)
+    return reply["content"]
+
+
+def test_interrupt_mid_loop_leaves_no_partial_iteration(kernels):
+    km, kc = kernels["thr0"]
+    execute(kc, "%reset -f", store_history=False)
+    execute(kc, "import numpy as np\na = np.zeros(1000)\nb = np.zeros(1000)\nsteps = 0")
+    content = _interrupt_loop(km, kc, "while steps < 10**12:\n"
+                                      "    a += 1.0\n"
+                                      "    b = b + a * 0.0 + 1.0\n"
+                                      "    steps += 1")
+    assert content["status"] == "error" and content["ename"] == "KeyboardInterrupt"
+    reply, messages = execute(kc, "print(steps > 0, float(a[0]) == steps, bool((a == b).all()))")
+    # Every iteration that ran as a graph committed all of its three effects
+    # or none of them: the state is that of a whole number of iterations.
+    assert _stdout(messages) == "True True True\n"
+    rows = [r for r in _report(kc) if r["kind"] == "loop" and r["graph_runs"] > 0]
+    assert rows, "the interrupted loop never ran as a graph"
+
+
+def test_reset_makes_loops_enter_the_engine_again(kernels):
+    km, kc = kernels["thr0"]
+    execute(kc, "%reset -f", store_history=False)
+    execute(kc, "import numpy as np\nimport specula, builtins\nzr = np.zeros(2)")
+    loop = "for jr in range(5):\n    zr = zr + 1.0\nfor jd in range(3):\n    dd = {'k': jd}"
+    execute(kc, loop)
+    rows = {r["line"]: r for r in _report(kc) if r["kind"] == "loop" and r["file"].endswith(".py")
+            and r["name"].endswith(("line 1", "line 3"))}
+    assert rows[1]["graph_runs"] >= 5 and rows[3]["state"] == "not_convertible", rows
+    execute(kc, "specula.reset()")
+    reply, messages = execute(kc, "print(all(builtins.__specula_loops__))")
+    assert _stdout(messages) == "True\n"
+    before = {r["name"]: r["graph_runs"] for r in _report(kc) if r["kind"] == "loop"}
+    assert not any(before.values()), before
+    reply, _ = execute(kc, loop)
+    assert reply["status"] == "ok"
+    after = [r for r in _report(kc) if r["kind"] == "loop" and r["graph_runs"] == 5]
+    assert after, _report(kc)
