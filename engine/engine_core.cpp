@@ -189,6 +189,14 @@ namespace specula::engine
         }
         catch (py::error_already_set& e)
         {
+            if (e.matches(PyExc_KeyboardInterrupt))
+            {
+                // The user's interrupt, raised in the engine's own Python
+                // work (conversion): nothing of this entry ran, so it raises
+                // here as it would have in CPython an instant later.
+                e.restore();
+                return frame_exit::fail;
+            }
             rec.r->record_internal_error(e.what());
         }
         catch (const std::exception& e)

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "engine/engine_core.hpp"
@@ -19,6 +20,7 @@ namespace specula::engine
         {
             region_record* rec = nullptr; // owned by engine_core's registry
             bool unavailable = false;      // describing the loop failed: CPython for good
+            bool cell = false;             // a whole cell (run again), not a loop
             // The last entry let CPython run the body: the next entry (in
             // the same cell) ends that iteration's timing.
             bool timing = false;
@@ -30,6 +32,16 @@ namespace specula::engine
         // reference; never released: code may run until the interpreter ends).
         PyObject* g_flags = nullptr;
         bool g_broke = false;            // the last graph iteration took a `break`
+
+        // A cell is a region when it runs again: even at threshold 0 its
+        // first run is CPython's.
+        void hold_first_run(region& r)
+        {
+            if (r.m_slot.countdown < 1)
+            {
+                r.m_slot.countdown = 1;
+            }
+        }
 
         // Cold, once per loop id. Borrowed `globals` only for the file name.
         region_record* create(long id)
@@ -47,11 +59,16 @@ namespace specula::engine
             auto rec = std::make_unique<region_record>();
             rec->r = std::make_unique<region>(py::str(d[0]).cast<std::string>(), file, d[1].cast<int>(),
                                               loop_region::loop_config(core.settings()));
-            rec->kind = "loop";
+            const bool cell = py::str(d[4]).cast<std::string>() == "cell";
+            rec->kind = cell ? "cell" : "loop";
             rec->cell_body = d[2];
             for (py::handle name : d[3])
             {
                 rec->cell_names.push_back(py::str(name));
+            }
+            if (cell)
+            {
+                hold_first_run(*rec->r);
             }
             return &core.adopt(std::move(rec));
         }
@@ -84,6 +101,7 @@ namespace specula::engine
                 try
                 {
                     st.rec = create(id);
+                    st.cell = std::string(st.rec->kind) == "cell";
                 }
                 catch (const std::exception&)
                 {
@@ -115,8 +133,13 @@ namespace specula::engine
             region& r = *st->rec->r;
             if (st->timing)
             {
+                // A loop's iteration ends where the next one starts; a cell
+                // that is entered again while timed raised before its end.
                 st->timing = false;
-                r.record_cpython_time(std::chrono::duration<double>(clock::now() - st->started).count());
+                if (!st->cell)
+                {
+                    r.record_cpython_time(std::chrono::duration<double>(clock::now() - st->started).count());
+                }
             }
             engine_core& core = engine_core::instance();
             if (!core.enabled() || --r.m_slot.countdown >= 0)
@@ -176,6 +199,29 @@ namespace specula::engine
             Py_RETURN_TRUE;
         }
 
+        // __specula_loop_done__(id): a cell's statements ran to their end in
+        // CPython (timed for the cost check). A new reference to None.
+        PyObject* loop_done(PyObject*, PyObject* arg)
+        {
+            long id = PyLong_AsLong(arg);
+            if (id < 0)
+            {
+                PyErr_Clear();
+                Py_RETURN_NONE;
+            }
+            if (static_cast<size_t>(id) < g_loops.size())
+            {
+                loop_state& st = g_loops[static_cast<size_t>(id)];
+                if (st.timing && st.rec != nullptr)
+                {
+                    st.timing = false;
+                    st.rec->r->record_cpython_time(
+                        std::chrono::duration<double>(clock::now() - st.started).count());
+                }
+            }
+            Py_RETURN_NONE;
+        }
+
         // __specula_loop_broke__(): whether the iteration the engine just ran
         // took a `break` (a new reference to a bool).
         PyObject* loop_broke(PyObject*, PyObject*) { return PyBool_FromLong(g_broke ? 1 : 0); }
@@ -184,6 +230,8 @@ namespace specula::engine
                                 "Specula: run this loop iteration as a graph (True) or not (False)."};
         PyMethodDef g_live_def{"__specula_loop_live__", loop_live, METH_O,
                                "Specula: whether this loop starts as an engine region."};
+        PyMethodDef g_done_def{"__specula_loop_done__", loop_done, METH_O,
+                               "Specula: a cell region's statements ran to their end in CPython."};
         PyMethodDef g_broke_def{"__specula_loop_broke__", loop_broke, METH_NOARGS,
                                 "Specula: whether the iteration the engine ran took a break."};
     } // namespace
@@ -207,6 +255,10 @@ namespace specula::engine
             for (loop_state& st : g_loops)
             {
                 st.timing = false;
+                if (st.cell && st.rec != nullptr)
+                {
+                    hold_first_run(*st.rec->r);
+                }
             }
             if (g_flags == nullptr || !PyList_Check(g_flags))
             {
@@ -229,6 +281,8 @@ namespace specula::engine
                 py::reinterpret_steal<py::object>(PyCFunction_New(&g_entry_def, nullptr));
             builtins.attr(g_live_def.ml_name) =
                 py::reinterpret_steal<py::object>(PyCFunction_New(&g_live_def, nullptr));
+            builtins.attr(g_done_def.ml_name) =
+                py::reinterpret_steal<py::object>(PyCFunction_New(&g_done_def, nullptr));
             builtins.attr(g_broke_def.ml_name) =
                 py::reinterpret_steal<py::object>(PyCFunction_New(&g_broke_def, nullptr));
         }

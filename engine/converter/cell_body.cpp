@@ -6,6 +6,18 @@
 
 namespace specula::engine::converter
 {
+    namespace
+    {
+        // The code of an empty module: no locals, no free variables, so a
+        // name the body does not assign resolves as a global (read_name).
+        // Borrowed; created once and never freed.
+        PyCodeObject* module_level_code()
+        {
+            static PyObject* code = Py_CompileString("pass", "<cell>", Py_file_input); // new reference, kept
+            return reinterpret_cast<PyCodeObject*>(code);
+        }
+    } // namespace
+
     std::shared_ptr<specialisation> converter::convert_cell_body(py::handle body, const std::string& file,
                                                                  const std::vector<std::string>& names,
                                                                  std::string& diagnostic)
@@ -20,8 +32,14 @@ namespace specula::engine::converter
         // mentions global makes reads global sources and writes buffered
         // rebinding effects, exactly as `global` does in a function.
         m_declared_globals.insert(names.begin(), names.end());
+        m_cell_mode = true;
         try
         {
+            p_code = module_level_code();
+            if (p_code == nullptr)
+            {
+                throw py::error_already_set();
+            }
             visit_body(body);
             m_result = cval{};
             m_result.obj = py::bool_(m_breaking);
@@ -37,6 +55,10 @@ namespace specula::engine::converter
         }
         catch (py::error_already_set& e)
         {
+            if (e.matches(PyExc_KeyboardInterrupt))
+            {
+                throw; // the user's interrupt is not a conversion failure
+            }
             diagnostic = std::string("not convertible: conversion raised ") + e.what() + " in " + m_file;
             return nullptr;
         }

@@ -101,6 +101,10 @@ namespace specula::engine::converter
         }
         catch (py::error_already_set& e)
         {
+            if (e.matches(PyExc_KeyboardInterrupt))
+            {
+                throw; // the user's interrupt is not a conversion failure
+            }
             diagnostic = std::string("not convertible: conversion raised ") + e.what() + " in " + m_file;
             return nullptr;
         }

@@ -297,6 +297,7 @@ namespace specula::engine::converter
         std::map<ir::value_id, layout> m_layouts;        // memo of layout_of()
 
         py::object m_rest; // the statements after the one being visited (visit_if takes it)
+        bool m_cell_mode = false; // convert_cell_body(): module-level names, no inlining
         bool m_returned = false;
         bool m_breaking = false;
         bool m_continuing = false;

@@ -3,7 +3,8 @@
 Each program is a list of cells run in order in one kernel. `graphs` says
 whether, with the engine on, some loop of the program must run iterations as
 graphs (the report's "loop" rows gain graph runs); `compiled_functions` names
-functions that must run as graphs too. The expectations are about *where* the
+functions that must run as graphs too: a function called from a loop body
+is called normally, as its own region (the loop then stays in CPython). The expectations are about *where* the
 engine acts; the results themselves are always compared with the engine off.
 """
 
@@ -20,6 +21,7 @@ class cell_program:
     cells: list
     graphs: bool = True
     compiled_functions: list = field(default_factory=list)
+    cell_graphs: bool = False  # some cell run again must run as a graph
 
 
 PROGRAMS = [
@@ -139,6 +141,13 @@ PROGRAMS = [
         "    w = step(w, w * 0.5)\n"
         "w",
     ], graphs=False, compiled_functions=["step"]),
+    cell_program("comprehension_and_helper_in_the_body", [
+        SETUP + "def scale(v, f):\n    return v * f\nq = np.ones(3)",
+        "for m in range(6):\n"
+        "    parts = [scale(q, f) for f in (0.5, 0.25)]\n"
+        "    q = parts[0] + parts[1] + 0.1\n"
+        "q, m",
+    ], graphs=False, compiled_functions=["scale"]),
     cell_program("training_loop", [
         SETUP + "X = rng.standard_normal((32, 8))\nY = rng.standard_normal((32, 2))\n"
         "W1 = rng.standard_normal((8, 16)) * 0.1\nW2 = rng.standard_normal((16, 2)) * 0.1\nlr = 0.01",
@@ -155,6 +164,15 @@ PROGRAMS = [
         "print(loss)",
         "W1.sum(), W2, epoch",
     ]),
+    cell_program("rerun_cells", [
+        SETUP + "W = np.linspace(0, 1, 20).reshape(4, 5)\nx = np.ones(5)",
+    ] + ["y = np.tanh(W @ x)\nx = x * 0.5 + 0.25\nprint(y.sum())\ny.max()"] * 8 + [
+        "W = np.ones((4, 6))\nx = np.linspace(0, 1, 6)",
+    ] + ["y = np.tanh(W @ x)\nx = x * 0.5 + 0.25\nprint(y.sum())\ny.max()"] * 3 + [
+        "q = float(x.sum())\nr = 1.0 / (q - q)\nr",
+    ] * 7 + [
+        "total = x.sum()\nprint('total', total)",
+    ] * 7, graphs=False, cell_graphs=True),
     cell_program("rerun_cell", [
         SETUP + "u = np.zeros(3)",
         "for p in range(4):\n    u = u + 1.0\nu",

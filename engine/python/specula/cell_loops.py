@@ -15,7 +15,11 @@ module level (and the loops nested in them) into::
     else:                                   # engine off, or the region
         <the original loop>                 # went back to CPython for good
 
-The four names live in ``builtins`` (the engine puts them there), so a cell
+A cell is a region too (kind "cell", for cells run again): its statements up
+to a displayed last expression run as ``if not (__specula_loops__[3] and
+__specula_loop__(3)): <statements>; __specula_loop_done__(3)``.
+
+The names live in ``builtins`` (the engine puts them there), so a cell
 gains no global name. Everything else stays
 CPython's: the iteration protocol, the loop variable, ``while`` conditions,
 ``else`` clauses, and the body itself whenever the engine answers False, with
@@ -31,8 +35,9 @@ LIVE = "__specula_loop_live__"
 MARK = "__specula_loop__"
 FLAGS = "__specula_loops__"
 BROKE = "__specula_loop_broke__"
+DONE = "__specula_loop_done__"
 
-# id -> (name, line, original body statements, names the body mentions)
+# id -> (name, line, original statements, names they mention, "loop" | "cell")
 _loops = []
 # id -> whether iterations still enter the engine; builtins.__specula_loops__.
 # The engine sets an entry to False when the region goes back to CPython for
@@ -57,26 +62,65 @@ def _names_in(statements):
     return sorted(names)
 
 
-def _register(original, cell_number):
-    key = ast.dump(original, include_attributes=True)
+def _register(kind, key, name, line, statements):
+    key = kind + ":" + key
     found = _ids.get(key)
     if found is not None:
         return found
-    loop_id = len(_loops)
+    region_id = len(_loops)
+    _loops.append((name, line, statements, _names_in(statements), kind))
+    _flags.append(True)
+    _ids[key] = region_id
+    return region_id
+
+
+def _register_loop(original, cell_number):
     where = "line %d" % original.lineno
     name = "In [%d], %s" % (cell_number, where) if cell_number is not None else "cell loop, " + where
-    _loops.append((name, original.lineno, original.body, _names_in(original.body)))
-    _flags.append(True)
-    _ids[key] = loop_id
-    return loop_id
+    return _register("loop", ast.dump(original, include_attributes=True), name, original.lineno, original.body)
+
+
+def _register_cell(statements, cell_number):
+    key = ast.dump(ast.Module(body=statements, type_ignores=[]), include_attributes=True)
+    name = "In [%d]" % cell_number if cell_number is not None else "cell"
+    return _register("cell", key, name, statements[0].lineno, statements)
+
+
+# Statements that keep a cell out of cell regions: never convertible, or
+# (imports from __future__, top-level await) not allowed inside an `if`.
+_NOT_IN_CELL_REGIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom,
+                        ast.Global, ast.Nonlocal, ast.Await, ast.AsyncFor, ast.AsyncWith, ast.Yield,
+                        ast.YieldFrom)
+
+
+def _cell_candidate(statements):
+    return bool(statements) and not any(isinstance(n, _NOT_IN_CELL_REGIONS)
+                                        for stmt in statements for n in ast.walk(stmt))
+
+
+def _call(name, region_id):
+    return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=[ast.Constant(value=region_id)], keywords=[])
+
+
+def _entry_test(region_id):
+    """`__specula_loops__[id] and __specula_loop__(id)`"""
+    flag = ast.Subscript(value=ast.Name(id=FLAGS, ctx=ast.Load()), slice=ast.Constant(value=region_id),
+                         ctx=ast.Load())
+    return ast.BoolOp(op=ast.And(), values=[flag, _call(MARK, region_id)])
+
+
+def _locate(tree, at, end_at=None):
+    end_at = end_at or at
+    for node in ast.walk(tree):
+        node.lineno, node.col_offset = at.lineno, at.col_offset
+        node.end_lineno, node.end_col_offset = end_at.end_lineno, end_at.end_col_offset
+    return tree
 
 
 def _marker(loop_id, at):
     """The statement put at the top of a loop body, located at the body's
     first statement (the line CPython would be on)."""
-    flag = ast.Subscript(value=ast.Name(id=FLAGS, ctx=ast.Load()), slice=ast.Constant(value=loop_id), ctx=ast.Load())
-    entry = ast.Call(func=ast.Name(id=MARK, ctx=ast.Load()), args=[ast.Constant(value=loop_id)], keywords=[])
-    call = ast.BoolOp(op=ast.And(), values=[flag, entry])
+    call = _entry_test(loop_id)
     broke = ast.Call(func=ast.Name(id=BROKE, ctx=ast.Load()), args=[], keywords=[])
     stmt = ast.If(test=call, body=[ast.If(test=broke, body=[ast.Break()], orelse=[]), ast.Continue()], orelse=[])
     for node in ast.walk(stmt):
@@ -111,7 +155,7 @@ class loop_transformer(ast.NodeTransformer):
         self.generic_visit(node)  # nested loops become regions too
         if not node.body:
             return node
-        loop_id = _register(original, self._cell_number())
+        loop_id = _register_loop(original, self._cell_number())
         plain = copy.deepcopy(node)
         node.body.insert(0, _marker(loop_id, node.body[0]))
         # Chosen once per loop start: a loop whose region went back to
@@ -128,6 +172,31 @@ class loop_transformer(ast.NodeTransformer):
 
     visit_For = _loop
     visit_While = _loop
+
+    def visit_Module(self, node):
+        original = copy.deepcopy(node.body)
+        self.generic_visit(node)
+        return self._cell_region(node, original)
+
+    def _cell_region(self, node, original):
+        """A cell run again is a region too: its statements up to the
+        displayed last expression run as `if not (<entry>): <statements>;
+        __specula_loop_done__(id)`, the last expression stays CPython's
+        (IPython displays it as usual)."""
+        if getattr(self.m_shell, "ast_node_interactivity", "last_expr") != "last_expr":
+            return node  # other modes display expressions inside the head
+        body = node.body
+        n = len(body) - 1 if body and isinstance(body[-1], ast.Expr) else len(body)
+        if not _cell_candidate(original[:n]):
+            return node
+        cell_id = _register_cell(original[:n], self._cell_number())
+        done = _locate(ast.Expr(value=_call(DONE, cell_id)), body[n - 1])
+        test = _locate(ast.UnaryOp(op=ast.Not(), operand=_entry_test(cell_id)), body[0])
+        choice = ast.If(test=test, body=body[:n] + [done], orelse=[])
+        choice.lineno, choice.col_offset = body[0].lineno, body[0].col_offset
+        choice.end_lineno, choice.end_col_offset = body[n - 1].end_lineno, body[n - 1].end_col_offset
+        node.body = [choice] + body[n:]
+        return node
 
 
 def install(shell):
