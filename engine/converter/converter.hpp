@@ -205,6 +205,8 @@ namespace specula::engine::converter
         cval visit_call(py::handle node);
         call_args visit_args(py::handle node);
         cval binary(ir::op code, const cval& a, const cval& b, py::handle node);
+        // power.cpp: the `**` operator, which NumPy serves differently from np.power
+        cval power_operator(const cval& a, const cval& b, bool in_place, py::handle node);
         cval fold(py::handle node, const cval& a, const cval& b, const char* op);
         cval python_int_binary(ir::op code, const cval& a, const cval& b, py::handle node);
         ir::value_id as_float64(const cval& v, py::handle node);

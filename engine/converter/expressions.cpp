@@ -189,6 +189,10 @@ namespace specula::engine::converter
         }
         cval a = visit_expr(node.attr("left"));
         cval b = visit_expr(node.attr("right"));
+        if (o->code == ir::op::POW)
+        {
+            return power_operator(a, b, false, node);
+        }
         return binary(o->code, a, b, node);
     }
 

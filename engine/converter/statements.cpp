@@ -260,7 +260,8 @@ namespace specula::engine::converter
         }
         cval current = visit_expr(target);
         cval rhs = visit_expr(node.attr("value"));
-        cval result = binary(code, current, rhs, node);
+        cval result = code == ir::op::POW ? power_operator(current, rhs, true, node)
+                                          : binary(code, current, rhs, node);
         if (node_type(target) == "Subscript" && current.k == cval::kind::array &&
             m_arrays[static_cast<size_t>(current.arr)].surf == surface::ndarray &&
             visit_expr(target.attr("value")).k == cval::kind::array)
