@@ -33,35 +33,22 @@ namespace specula::engine::converter
         // rebinding effects, exactly as `global` does in a function.
         m_declared_globals.insert(names.begin(), names.end());
         m_cell_mode = true;
-        try
-        {
-            p_code = module_level_code();
-            if (p_code == nullptr)
+        return guarded(
+            [&]
             {
-                throw py::error_already_set();
-            }
-            visit_body(body);
-            m_result = cval{};
-            m_result.obj = py::bool_(m_breaking);
-            m_returned = true;
-            m_breaking = false;
-            m_continuing = false;
-            finish_graph();
-        }
-        catch (const not_convertible& e)
-        {
-            diagnostic = e.what();
-            return nullptr;
-        }
-        catch (py::error_already_set& e)
-        {
-            if (e.matches(PyExc_KeyboardInterrupt))
-            {
-                throw; // the user's interrupt is not a conversion failure
-            }
-            diagnostic = std::string("not convertible: conversion raised ") + e.what() + " in " + m_file;
-            return nullptr;
-        }
-        return m_spec;
+                p_code = module_level_code();
+                if (p_code == nullptr)
+                {
+                    throw py::error_already_set();
+                }
+                visit_body(body);
+                m_result = cval{};
+                m_result.obj = py::bool_(m_breaking);
+                m_returned = true;
+                m_breaking = false;
+                m_continuing = false;
+                finish_graph();
+            },
+            diagnostic);
     }
 } // namespace specula::engine::converter

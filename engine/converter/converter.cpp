@@ -55,44 +55,55 @@ namespace specula::engine::converter
         PyCodeObject* code = m_frame.code;
         m_file = py::str(code->co_filename);
         m_first_line = code->co_firstlineno;
+        return guarded(
+            [&]
+            {
+                if (code->co_flags & (CO_VARARGS | CO_VARKEYWORDS))
+                {
+                    fail("*args/**kwargs parameters", py::handle());
+                }
+                // Free variables are read through the closure cells (calls.cpp);
+                // nested functions, lambdas and comprehensions that capture
+                // locals are refused where they occur.
+                p_code = code;
+                py::module_ inspect = py::module_::import("inspect");
+                py::tuple lines_start;
+                try
+                {
+                    lines_start = inspect.attr("getsourcelines")(py::handle(reinterpret_cast<PyObject*>(code)));
+                }
+                catch (py::error_already_set&)
+                {
+                    fail("source not available", py::handle());
+                }
+                py::object text = py::str("").attr("join")(lines_start[0]);
+                m_first_line = lines_start[1].cast<int>();
+                text = py::module_::import("textwrap").attr("dedent")(text);
+                py::object tree = py::module_::import("ast").attr("parse")(text);
+                py::list body = tree.attr("body");
+                if (py::len(body) != 1 || node_type(body[0]) != "FunctionDef")
+                {
+                    fail("source is not a plain function definition", py::handle());
+                }
+                int nargs = code->co_argcount + code->co_kwonlyargcount;
+                for (int i = 0; i < nargs; ++i)
+                {
+                    source s{source_kind::arg, -1, i, py::none(), arg_path(code, i)};
+                    int src = m_spec->sources.add(s);
+                    m_locals[s.path] = read_source(src, m_frame.locals[i]);
+                }
+                visit_body(body[0].attr("body"));
+                finish_graph();
+            },
+            diagnostic);
+    }
+
+    std::shared_ptr<specialisation> converter::guarded(const std::function<void()>& convert_body,
+                                                       std::string& diagnostic)
+    {
         try
         {
-            if (code->co_flags & (CO_VARARGS | CO_VARKEYWORDS))
-            {
-                fail("*args/**kwargs parameters", py::handle());
-            }
-            // Free variables are read through the closure cells (calls.cpp);
-            // nested functions, lambdas and comprehensions that capture
-            // locals are refused where they occur.
-            p_code = code;
-            py::module_ inspect = py::module_::import("inspect");
-            py::tuple lines_start;
-            try
-            {
-                lines_start = inspect.attr("getsourcelines")(py::handle(reinterpret_cast<PyObject*>(code)));
-            }
-            catch (py::error_already_set&)
-            {
-                fail("source not available", py::handle());
-            }
-            py::object text = py::str("").attr("join")(lines_start[0]);
-            m_first_line = lines_start[1].cast<int>();
-            text = py::module_::import("textwrap").attr("dedent")(text);
-            py::object tree = py::module_::import("ast").attr("parse")(text);
-            py::list body = tree.attr("body");
-            if (py::len(body) != 1 || node_type(body[0]) != "FunctionDef")
-            {
-                fail("source is not a plain function definition", py::handle());
-            }
-            int nargs = code->co_argcount + code->co_kwonlyargcount;
-            for (int i = 0; i < nargs; ++i)
-            {
-                source s{source_kind::arg, -1, i, py::none(), arg_path(code, i)};
-                int src = m_spec->sources.add(s);
-                m_locals[s.path] = read_source(src, m_frame.locals[i]);
-            }
-            visit_body(body[0].attr("body"));
-            finish_graph();
+            convert_body();
         }
         catch (const not_convertible& e)
         {

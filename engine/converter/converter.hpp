@@ -8,6 +8,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -149,6 +150,11 @@ namespace specula::engine::converter
         [[noreturn]] void fail(const std::string& construct, py::handle node) const;
 
     private:
+        // Runs one conversion: a not_convertible or a Python error becomes the
+        // diagnostic (and nullptr); the user's KeyboardInterrupt propagates.
+        std::shared_ptr<specialisation> guarded(const std::function<void()>& convert_body,
+                                                std::string& diagnostic);
+
         // converter.cpp: sources and values
         cval read_source(int src, PyObject* object);
         cval read_global(const std::string& name, py::handle node);
