@@ -91,8 +91,7 @@ namespace specula::backends
     {
         layout_ref& l = m_layouts[v];
         // A value's dtype is fixed by the graph; only symbolic sizes change.
-        if (!l || l->shape != shape ||
-            (!shape.empty() && l->strides.back() != ir::itemsize(elem)))
+        if (!l || l->shape != shape || (!shape.empty() && l->strides.back() != ir::itemsize(elem)))
         {
             l = buffer::c_layout(elem, shape);
         }

@@ -63,8 +63,8 @@ namespace specula::backends
         buffer take_spare(std::int64_t bytes);
 
         const ir::memory_plan* p_plan = nullptr;
-        std::vector<slot> m_slots;    // one per plan buffer
-        std::vector<buffer> m_spares; // blocks waiting for their holders to let go
+        std::vector<slot> m_slots;         // one per plan buffer
+        std::vector<buffer> m_spares;      // blocks waiting for their holders to let go
         std::vector<layout_ref> m_layouts; // by value id; kept across runs
     };
 } // namespace specula::backends

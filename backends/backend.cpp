@@ -172,9 +172,9 @@ namespace specula::backends
                 }
                 for (fused_group& fg : candidates)
                 {
-                    const bool taken =
-                        std::any_of(fg.members.begin(), fg.members.end(), [this](const ir::node* m)
-                                    { return m_member_of.count(m->id) != 0; });
+                    const bool taken = std::any_of(fg.members.begin(), fg.members.end(),
+                                                   [this](const ir::node* m)
+                                                   { return m_member_of.count(m->id) != 0; });
                     if (taken)
                     {
                         continue; // overlaps a pattern group compiled before it
@@ -232,8 +232,8 @@ namespace specula::backends
                     }
                     if (cg.m_plan && cg.m_plan->in_place_input[n.id] >= 0)
                     {
-                        cn.m_in_place = n.inputs[static_cast<std::size_t>(
-                            cg.m_plan->in_place_input[n.id])];
+                        cn.m_in_place =
+                            n.inputs[static_cast<std::size_t>(cg.m_plan->in_place_input[n.id])];
                     }
                     cg.m_regions[r].push_back(std::move(cn));
                     for (ir::region_id inner : n.regions)

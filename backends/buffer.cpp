@@ -136,9 +136,8 @@ namespace specula::backends
 
     buffer::buffer(buffer&& other) noexcept
         : m_owner(std::move(other.m_owner)), m_data(other.m_data), m_dtype(other.m_dtype),
-          m_device(other.m_device), m_layout(std::move(other.m_layout)),
-          p_layout(other.p_layout), p_block(other.p_block), p_layout_ref(other.p_layout_ref),
-          m_read_only(other.m_read_only)
+          m_device(other.m_device), m_layout(std::move(other.m_layout)), p_layout(other.p_layout),
+          p_block(other.p_block), p_layout_ref(other.p_layout_ref), m_read_only(other.m_read_only)
     {
         other.m_data = nullptr;
         other.p_layout = nullptr;

@@ -102,9 +102,9 @@ namespace specula::backends
         std::byte* m_data = nullptr;
         ir::dtype m_dtype = ir::dtype::float64;
         device m_device;
-        layout_ref m_layout;                    // null: rank 0, or an arena view
-        const buffer_layout* p_layout = nullptr; // what shape()/strides() read
-        const buffer* p_block = nullptr;         // arena view: the block it views
+        layout_ref m_layout;                      // null: rank 0, or an arena view
+        const buffer_layout* p_layout = nullptr;  // what shape()/strides() read
+        const buffer* p_block = nullptr;          // arena view: the block it views
         const layout_ref* p_layout_ref = nullptr; // arena view: its layout's owner
         bool m_read_only = false;
     };

@@ -329,7 +329,8 @@ namespace specula::backends
                 }
                 if (cn.m_in_place != ir::no_id)
                 {
-                    f.values()[cn.m_in_place].reset(); // dead by the plan; its bytes are the output's
+                    f.values()[cn.m_in_place]
+                        .reset(); // dead by the plan; its bytes are the output's
                 }
                 return status::ok();
             }

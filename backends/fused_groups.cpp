@@ -32,9 +32,8 @@ namespace specula::backends
 
         // The escaping values, or nothing when a non-member between the first
         // and last member reads a member value (it would run before the group).
-        std::optional<std::vector<ir::value_id>> escaping_values(const ir::graph& g,
-                                                                 const ir::region& r,
-                                                                 const fused_group& fg)
+        std::optional<std::vector<ir::value_id>>
+        escaping_values(const ir::graph& g, const ir::region& r, const fused_group& fg)
         {
             std::set<ir::value_id> defined;
             std::set<ir::node_id> members;

@@ -120,8 +120,9 @@ namespace specula::engine
             {
                 if (cn.p_node != nullptr && one_element_transcendental(*main.p_graph, *cn.p_node))
                 {
-                    refused = describe(*main.p_graph, *cn.p_node) +
-                              " of one element (the CPU backend's loop call differs from NumPy's there)";
+                    refused =
+                        describe(*main.p_graph, *cn.p_node) +
+                        " of one element (the CPU backend's loop call differs from NumPy's there)";
                     return exe;
                 }
                 if (cn.p_node != nullptr && needs_numpy_kernel(*main.p_graph, *cn.p_node) &&

@@ -17,6 +17,6 @@ namespace specula::engine
     // by a kernel proven bit-identical to NumPy, `refused` names it and the
     // graph must not run (the numerics policy). Marks `g`'s elementwise fusion
     // groups (node::group) first: the CPU backend runs each as one node.
-    backends::result<std::unique_ptr<backends::executable>> compile_for_engine(ir::graph& g,
-                                                                               std::string& refused);
+    backends::result<std::unique_ptr<backends::executable>>
+    compile_for_engine(ir::graph& g, std::string& refused);
 } // namespace specula::engine

@@ -30,15 +30,15 @@ namespace specula::engine
 
     struct config
     {
-        bool enabled = true;           // SPECULA_ENGINE=off|0|false|no turns it off
-        std::int64_t threshold = 2;    // SPECULA_THRESHOLD: cold calls before profiling
-        int profiling_calls = 3;       // JANUS's three profiling runs
-        int max_specialisations = 8;   // per region, most recently used first
-        int max_recompiles = 32;       // past this the region is blacklisted
-        int assert_failures_to_drop = 3;  // per specialisation and exit
+        bool enabled = true;             // SPECULA_ENGINE=off|0|false|no turns it off
+        std::int64_t threshold = 2;      // SPECULA_THRESHOLD: cold calls before profiling
+        int profiling_calls = 3;         // JANUS's three profiling runs
+        int max_specialisations = 8;     // per region, most recently used first
+        int max_recompiles = 32;         // past this the region is blacklisted
+        int assert_failures_to_drop = 3; // per specialisation and exit
         int dropped_specs_to_blacklist = 4;
         int max_unrolled_statements = 4096;
-        dump_flags dump;               // SPECULA_DUMP=ir,guards,exits,cache
+        dump_flags dump;                              // SPECULA_DUMP=ir,guards,exits,cache
         numerics_mode numerics = numerics_mode::fast; // SPECULA_NUMERICS=fast|exact
         // Cheap when cold (frame_hook.hpp, park_policy): the hook steps aside
         // after this many calls in which nothing it counts or runs was called,

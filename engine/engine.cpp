@@ -32,7 +32,13 @@ namespace specula::engine
                                         "silent"_a = request.silent);
     }
 
-    std::string engine::report_table() { return specula::engine::report_table(); }
+    std::string engine::report_table()
+    {
+        return specula::engine::report_table();
+    }
 
-    py::object engine::report() { return engine_core::instance().report(); }
+    py::object engine::report()
+    {
+        return engine_core::instance().report();
+    }
 } // namespace specula::engine

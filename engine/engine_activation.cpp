@@ -75,8 +75,8 @@ namespace specula::engine
         frame_hook::park_policy policy;
         policy.window = m_config.threshold == 0 ? 0 : m_config.park_window;
         policy.rearm_ms = static_cast<int>(m_config.rearm_ms);
-        return frame_hook::install({&engine_core::classify, &engine_core::enter, &engine_core::release,
-                                    &engine_core::ran_default},
+        return frame_hook::install({&engine_core::classify, &engine_core::enter,
+                                    &engine_core::release, &engine_core::ran_default},
                                    policy);
     }
 
@@ -154,8 +154,8 @@ namespace specula::engine
         py::dict members;
         members["find_spec"] = py::module_::import("builtins").attr("staticmethod")(find_spec);
         members["__doc__"] = "Specula: installs the engine's frame hook when NumPy is imported.";
-        py::object finder = py::module_::import("builtins").attr("type")("specula_numpy_watch",
-                                                                        py::make_tuple(), members);
+        py::object finder = py::module_::import("builtins")
+                                .attr("type")("specula_numpy_watch", py::make_tuple(), members);
         py::module_::import("sys").attr("meta_path").attr("insert")(0, finder);
         m_watcher_added = true;
     }

@@ -100,7 +100,8 @@ namespace specula::engine
             if (!name.empty())
             {
                 std::size_t dot = r.name().rfind('.');
-                match = r.name() == name || (dot != std::string::npos && r.name().substr(dot + 1) == name);
+                match = r.name() == name ||
+                        (dot != std::string::npos && r.name().substr(dot + 1) == name);
             }
             else
             {
@@ -128,7 +129,8 @@ namespace specula::engine
                 return true;
             }
         }
-        return file.find("/specula/") != std::string::npos && file.find("/python/specula/") != std::string::npos;
+        return file.find("/specula/") != std::string::npos &&
+               file.find("/python/specula/") != std::string::npos;
     }
 
     hook_slot* engine_core::classify(PyCodeObject* code)
@@ -171,7 +173,8 @@ namespace specula::engine
         static_cast<region_record*>(slot->owner)->r->record_cpython_time(seconds);
     }
 
-    frame_exit engine_core::enter(hook_slot* slot, const frame_hook::frame_view& frame, PyObject** result)
+    frame_exit engine_core::enter(hook_slot* slot, const frame_hook::frame_view& frame,
+                                  PyObject** result)
     {
         return instance().enter_region(*static_cast<region_record*>(slot->owner), frame, result);
     }
@@ -294,7 +297,8 @@ namespace specula::engine
                 r.record_graph_run();
                 ++spec->runs;
                 if (r.record_graph_time(
-                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) &&
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                            .count()) &&
                     m_config.dump.exits)
                 {
                     std::cerr << "specula: " << r.name() << ": " << *r.reason() << "\n";
@@ -306,7 +310,8 @@ namespace specula::engine
                 const std::string& why = spec->exit_reasons.at(rep.exit_id);
                 if (m_config.dump.exits)
                 {
-                    std::cerr << "specula: " << r.name() << ": exit " << rep.exit_id << " (" << why << ")\n";
+                    std::cerr << "specula: " << r.name() << ": exit " << rep.exit_id << " (" << why
+                              << ")\n";
                 }
                 if (r.record_assert_failure(why, n) && r.state() == region_state::compiled)
                 {
@@ -361,8 +366,9 @@ namespace specula::engine
         std::string diagnostic;
         auto convert = [&](converter::converter& c)
         {
-            return rec.cell_body ? c.convert_cell_body(rec.cell_body, r.file(), rec.cell_names, diagnostic)
-                                 : c.convert(diagnostic);
+            return rec.cell_body
+                       ? c.convert_cell_body(rec.cell_body, r.file(), rec.cell_names, diagnostic)
+                       : c.convert(diagnostic);
         };
         converter::converter conv(frame, rec.prof, m_whitelist, m_config);
         std::shared_ptr<specialisation> spec = convert(conv);

@@ -101,7 +101,8 @@ namespace specula::engine
                                         PyObject** result);
         frame_hook::frame_exit run_compiled(region_record& rec, const frame_hook::frame_view& frame,
                                             PyObject** result);
-        frame_hook::frame_exit compile_and_run(region_record& rec, const frame_hook::frame_view& frame,
+        frame_hook::frame_exit compile_and_run(region_record& rec,
+                                               const frame_hook::frame_view& frame,
                                                PyObject** result, bool first);
 
         config m_config;

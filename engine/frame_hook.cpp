@@ -43,7 +43,8 @@ namespace specula::engine::frame_hook
         std::atomic<bool> g_parked{false};
         bool g_finalizing = false;
 
-        PyObject* specula_eval_frame(PyThreadState* tstate, _PyInterpreterFrame* frame, int throwflag);
+        PyObject* specula_eval_frame(PyThreadState* tstate, _PyInterpreterFrame* frame,
+                                     int throwflag);
 
         void set_eval(bool ours)
         {
@@ -80,8 +81,7 @@ namespace specula::engine::frame_hook
                 m_wake.notify_all();
                 if (m_thread.joinable())
                 {
-                    Py_BEGIN_ALLOW_THREADS
-                    m_thread.join();
+                    Py_BEGIN_ALLOW_THREADS m_thread.join();
                     Py_END_ALLOW_THREADS
                 }
             }
@@ -141,7 +141,7 @@ namespace specula::engine::frame_hook
             {
                 return;
             }
-            PyObject* atexit = PyImport_ImportModule("atexit"); // new reference
+            PyObject* atexit = PyImport_ImportModule("atexit");      // new reference
             PyObject* fn = PyCFunction_New(&g_exit_method, nullptr); // new reference
             PyObject* r = (atexit != nullptr && fn != nullptr)
                               ? PyObject_CallMethod(atexit, "register", "O", fn) // new reference
@@ -302,7 +302,10 @@ namespace specula::engine::frame_hook
         g_parked = false;
     }
 
-    bool installed() { return g_installed; }
+    bool installed()
+    {
+        return g_installed;
+    }
 
     void rearm()
     {
@@ -315,5 +318,8 @@ namespace specula::engine::frame_hook
         }
     }
 
-    bool active() { return g_installed && !g_parked; }
+    bool active()
+    {
+        return g_installed && !g_parked;
+    }
 } // namespace specula::engine::frame_hook

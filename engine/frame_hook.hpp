@@ -11,11 +11,11 @@ namespace specula::engine::frame_hook
     // A function frame about to run. All pointers are borrowed for the call.
     struct frame_view
     {
-        PyObject* function;       // borrowed: the function object
-        PyObject* globals;        // borrowed: the function's globals dict
-        PyObject* builtins;       // borrowed: the builtins dict
-        PyObject* const* locals;  // borrowed: arguments in their canonical slots
-        PyCodeObject* code;       // borrowed
+        PyObject* function;      // borrowed: the function object
+        PyObject* globals;       // borrowed: the function's globals dict
+        PyObject* builtins;      // borrowed: the builtins dict
+        PyObject* const* locals; // borrowed: arguments in their canonical slots
+        PyCodeObject* code;      // borrowed
     };
 
     // The three ways a frame ends (as TorchDynamo names them).

@@ -60,11 +60,13 @@ namespace specula::engine
         std::string array_text(const guard& g)
         {
             std::optional<ir::dtype> t = dtype_of_type_num(g.type_num);
-            std::string s = t ? std::string(ir::dtype_name(*t)) : "type_num " + std::to_string(g.type_num);
+            std::string s =
+                t ? std::string(ir::dtype_name(*t)) : "type_num " + std::to_string(g.type_num);
             s += "[";
             for (std::size_t i = 0; i < g.dims.size(); ++i)
             {
-                s += (i ? "," : "") + (g.dims[i] >= 0 ? std::to_string(g.dims[i]) : "?" + std::to_string(-1 - g.dims[i]));
+                s += (i ? "," : "") + (g.dims[i] >= 0 ? std::to_string(g.dims[i])
+                                                      : "?" + std::to_string(-1 - g.dims[i]));
             }
             s += "]";
             s += g.c_contiguous ? " C-contiguous" : " strided";
@@ -79,7 +81,9 @@ namespace specula::engine
             {
             case guard_kind::type_is:
                 return "type(" + g.what + ") is " +
-                       (g.p_expected != nullptr ? reinterpret_cast<PyTypeObject*>(g.p_expected)->tp_name : "?");
+                       (g.p_expected != nullptr
+                            ? reinterpret_cast<PyTypeObject*>(g.p_expected)->tp_name
+                            : "?");
             case guard_kind::identity:
                 return g.what + " is " + short_repr(g.expected);
             case guard_kind::array_meta:
@@ -90,7 +94,8 @@ namespace specula::engine
             case guard_kind::str_value:
                 return g.what + " == " + short_repr(g.expected);
             case guard_kind::int_range:
-                return g.what + " in [" + std::to_string(g.int_value) + ", " + std::to_string(g.int_hi) + "]";
+                return g.what + " in [" + std::to_string(g.int_value) + ", " +
+                       std::to_string(g.int_hi) + "]";
             case guard_kind::length:
                 return "len(" + g.what + ") == " + std::to_string(g.int_value);
             case guard_kind::no_overlap:
@@ -132,7 +137,8 @@ namespace specula::engine
             {
                 out << s.runs << " graph run(s), " << node_count(s) << " IR node(s), "
                     << s.guards.count() << " guard(s), " << s.exit_reasons.size() << " assert(s)"
-                    << (s.numerics_dependent ? ", float32 (depends on the numerics mode)" : "") << "\n";
+                    << (s.numerics_dependent ? ", float32 (depends on the numerics mode)" : "")
+                    << "\n";
             }
             for (const auto& list : s.guards.per_source)
             {
@@ -163,15 +169,17 @@ namespace specula::engine
             switch (r.state())
             {
             case region_state::cold:
-                return r.ever_hot() ? "cold" :
-                       "cold: called fewer than " + std::to_string(c.threshold) +
-                       " times (SPECULA_THRESHOLD) with the engine on, so never profiled";
+                return r.ever_hot()
+                           ? "cold"
+                           : "cold: called fewer than " + std::to_string(c.threshold) +
+                                 " times (SPECULA_THRESHOLD) with the engine on, so never profiled";
             case region_state::profiling:
                 return "profiling: " + std::to_string(r.counters().profiled_calls) + " of " +
                        std::to_string(c.effective_profiling_calls()) + " profiling calls observed";
             case region_state::compiled:
-                return "compiled: converted to IR after " + std::to_string(r.counters().profiled_calls) +
-                       " profiling call(s); " + std::to_string(r.counters().compiles) + " compile(s) so far";
+                return "compiled: converted to IR after " +
+                       std::to_string(r.counters().profiled_calls) + " profiling call(s); " +
+                       std::to_string(r.counters().compiles) + " compile(s) so far";
             case region_state::not_convertible:
                 return "stays in CPython: " + r.reason().value_or("not convertible");
             case region_state::blacklisted:
@@ -192,13 +200,15 @@ namespace specula::engine
         }
         out << "\n  " << verdict(r) << "\n";
         const region_counters& c = r.counters();
-        out << "  counters: " << c.graph_runs << " graph run(s), " << c.fallbacks << " fallback(s), "
-            << c.guard_misses << " guard miss(es), " << c.assert_failures << " assert failure(s), "
-            << c.compiles << " compile(s), " << c.dropped_specialisations << " dropped specialisation(s)\n";
+        out << "  counters: " << c.graph_runs << " graph run(s), " << c.fallbacks
+            << " fallback(s), " << c.guard_misses << " guard miss(es), " << c.assert_failures
+            << " assert failure(s), " << c.compiles << " compile(s), " << c.dropped_specialisations
+            << " dropped specialisation(s)\n";
         const region_timing& t = r.timing();
-        out << "  time: " << t.graph_s << " s in " << t.graph_calls << " graph call(s), " << t.cpython_s
-            << " s in " << t.cpython_calls << " timed CPython call(s)\n";
-        bool terminal = r.state() == region_state::not_convertible || r.state() == region_state::blacklisted;
+        out << "  time: " << t.graph_s << " s in " << t.graph_calls << " graph call(s), "
+            << t.cpython_s << " s in " << t.cpython_calls << " timed CPython call(s)\n";
+        bool terminal =
+            r.state() == region_state::not_convertible || r.state() == region_state::blacklisted;
         if (!terminal)
         {
             out << "  last failure: " << r.reason().value_or("none") << "\n";

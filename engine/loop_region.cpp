@@ -19,8 +19,8 @@ namespace specula::engine
         struct loop_state
         {
             region_record* rec = nullptr; // owned by engine_core's registry
-            bool unavailable = false;      // describing the loop failed: CPython for good
-            bool cell = false;             // a whole cell (run again), not a loop
+            bool unavailable = false;     // describing the loop failed: CPython for good
+            bool cell = false;            // a whole cell (run again), not a loop
             // The last entry let CPython run the body: the next entry (in
             // the same cell) ends that iteration's timing.
             bool timing = false;
@@ -31,7 +31,7 @@ namespace specula::engine
         // builtins.__specula_loops__ (specula.cell_loops' list, strong
         // reference; never released: code may run until the interpreter ends).
         PyObject* g_flags = nullptr;
-        bool g_broke = false;            // the last graph iteration took a `break`
+        bool g_broke = false; // the last graph iteration took a `break`
 
         // A cell is a region when it runs again: even at threshold 0 its
         // first run is CPython's.
@@ -57,8 +57,9 @@ namespace specula::engine
             }
             engine_core& core = engine_core::instance();
             auto rec = std::make_unique<region_record>();
-            rec->r = std::make_unique<region>(py::str(d[0]).cast<std::string>(), file, d[1].cast<int>(),
-                                              loop_region::loop_config(core.settings()));
+            rec->r =
+                std::make_unique<region>(py::str(d[0]).cast<std::string>(), file, d[1].cast<int>(),
+                                         loop_region::loop_config(core.settings()));
             const bool cell = py::str(d[4]).cast<std::string>() == "cell";
             rec->kind = cell ? "cell" : "loop";
             rec->cell_body = d[2];
@@ -114,9 +115,9 @@ namespace specula::engine
             return st.rec != nullptr ? &st : nullptr;
         }
 
-        // __specula_loop__(id), at the top of every iteration: a new reference to True (the engine ran the
-        // iteration) or False (CPython runs it), or NULL with an exception
-        // set (KeyboardInterrupt during a graph run; nothing was committed).
+        // __specula_loop__(id), at the top of every iteration: a new reference to True (the engine
+        // ran the iteration) or False (CPython runs it), or NULL with an exception set
+        // (KeyboardInterrupt during a graph run; nothing was committed).
         PyObject* loop_entry(PyObject*, PyObject* arg)
         {
             long id = PyLong_AsLong(arg);
@@ -138,7 +139,8 @@ namespace specula::engine
                 st->timing = false;
                 if (!st->cell)
                 {
-                    r.record_cpython_time(std::chrono::duration<double>(clock::now() - st->started).count());
+                    r.record_cpython_time(
+                        std::chrono::duration<double>(clock::now() - st->started).count());
                 }
             }
             engine_core& core = engine_core::instance();
@@ -146,7 +148,8 @@ namespace specula::engine
             {
                 Py_RETURN_FALSE;
             }
-            frame_hook::frame_view view{nullptr, PyEval_GetGlobals(), PyEval_GetBuiltins(), nullptr, nullptr};
+            frame_hook::frame_view view{nullptr, PyEval_GetGlobals(), PyEval_GetBuiltins(), nullptr,
+                                        nullptr};
             if (view.globals == nullptr || view.builtins == nullptr)
             {
                 Py_RETURN_FALSE;
@@ -224,10 +227,14 @@ namespace specula::engine
 
         // __specula_loop_broke__(): whether the iteration the engine just ran
         // took a `break` (a new reference to a bool).
-        PyObject* loop_broke(PyObject*, PyObject*) { return PyBool_FromLong(g_broke ? 1 : 0); }
+        PyObject* loop_broke(PyObject*, PyObject*)
+        {
+            return PyBool_FromLong(g_broke ? 1 : 0);
+        }
 
-        PyMethodDef g_entry_def{"__specula_loop__", loop_entry, METH_O,
-                                "Specula: run this loop iteration as a graph (True) or not (False)."};
+        PyMethodDef g_entry_def{
+            "__specula_loop__", loop_entry, METH_O,
+            "Specula: run this loop iteration as a graph (True) or not (False)."};
         PyMethodDef g_live_def{"__specula_loop_live__", loop_live, METH_O,
                                "Specula: whether this loop starts as an engine region."};
         PyMethodDef g_done_def{"__specula_loop_done__", loop_done, METH_O,

@@ -1,9 +1,9 @@
 // Loops at a notebook cell's module level as engine regions. The kernel's AST
 // transformer (python/specula/cell_loops.py) starts every iteration with
-// `if __specula_loop__(id): ...` (while the region is live); the engine answers True when it ran the
-// iteration as a graph (all of its effects committed), False when CPython
-// runs the body as written. The region goes through the same state machine
-// as a function (engine_core::enter_region), converted in cell mode.
+// `if __specula_loop__(id): ...` (while the region is live); the engine answers True when it ran
+// the iteration as a graph (all of its effects committed), False when CPython runs the body as
+// written. The region goes through the same state machine as a function
+// (engine_core::enter_region), converted in cell mode.
 #pragma once
 
 #include <pybind11/pybind11.h>

@@ -135,7 +135,8 @@ namespace specula::engine
         {
             return true;
         }
-        return !path.empty() && path.back() == ']' && m_varying_items.count(path.substr(0, path.rfind('['))) > 0;
+        return !path.empty() && path.back() == ']' &&
+               m_varying_items.count(path.substr(0, path.rfind('['))) > 0;
     }
 
     bool profile::pin_relaxed()

@@ -96,9 +96,10 @@ namespace specula::engine
             }
             std::vector<npy_intp> dims(b.shape().begin(), b.shape().end());
             std::vector<npy_intp> strides(b.strides().begin(), b.strides().end());
-            PyObject* view = PyArray_New(&PyArray_Type, b.rank(), dims.data(), type_num_of(b.dtype()),
-                                         strides.empty() ? nullptr : strides.data(), b.data(), 0,
-                                         NPY_ARRAY_ALIGNED, nullptr);
+            PyObject* view =
+                PyArray_New(&PyArray_Type, b.rank(), dims.data(), type_num_of(b.dtype()),
+                            strides.empty() ? nullptr : strides.data(), b.data(), 0,
+                            NPY_ARRAY_ALIGNED, nullptr);
             if (view == nullptr)
             {
                 return nullptr;
@@ -148,18 +149,21 @@ namespace specula::engine
         }
 
         void fill_buffer(write_buffer& wb, const specialisation& spec,
-                         const std::vector<py::object>& outputs, const std::vector<PyObject*>& values,
-                         PyObject* globals)
+                         const std::vector<py::object>& outputs,
+                         const std::vector<PyObject*>& values, PyObject* globals)
         {
             for (const effect_plan& e : spec.effects)
             {
                 py::object value = build(e.value, outputs, values);
-                py::object target = e.target >= 0 ? py::reinterpret_borrow<py::object>(values[static_cast<size_t>(e.target)])
-                                                  : py::object();
+                py::object target =
+                    e.target >= 0
+                        ? py::reinterpret_borrow<py::object>(values[static_cast<size_t>(e.target)])
+                        : py::object();
                 switch (e.k)
                 {
                 case effect_plan::kind::set_global:
-                    wb.add(write_buffer::kind::set_global, py::reinterpret_borrow<py::object>(globals), e.key, value);
+                    wb.add(write_buffer::kind::set_global,
+                           py::reinterpret_borrow<py::object>(globals), e.key, value);
                     break;
                 case effect_plan::kind::set_attr:
                     wb.add(write_buffer::kind::set_attr, target, e.key, value);
@@ -192,14 +196,17 @@ namespace specula::engine
         // the call goes to CPython, which is always correct.
         bool numpy_reports(int raised)
         {
-            static const std::pair<int, const char*> categories[] = {
-                {FE_DIVBYZERO, "divide"}, {FE_OVERFLOW, "over"}, {FE_UNDERFLOW, "under"}, {FE_INVALID, "invalid"}};
+            static const std::pair<int, const char*> categories[] = {{FE_DIVBYZERO, "divide"},
+                                                                     {FE_OVERFLOW, "over"},
+                                                                     {FE_UNDERFLOW, "under"},
+                                                                     {FE_INVALID, "invalid"}};
             try
             {
                 py::dict modes = py::module_::import("numpy").attr("geterr")();
                 for (const auto& [flag, name] : categories)
                 {
-                    if ((raised & flag) != 0 && py::str(modes[name]).cast<std::string>() != "ignore")
+                    if ((raised & flag) != 0 &&
+                        py::str(modes[name]).cast<std::string>() != "ignore")
                     {
                         return true;
                     }
@@ -242,9 +249,10 @@ namespace specula::engine
             }
             auto* a = reinterpret_cast<PyArrayObject*>(v);
             std::vector<std::int64_t> shape(PyArray_DIMS(a), PyArray_DIMS(a) + PyArray_NDIM(a));
-            std::vector<std::int64_t> strides(PyArray_STRIDES(a), PyArray_STRIDES(a) + PyArray_NDIM(a));
-            inputs.push_back(backends::buffer::borrow(PyArray_DATA(a), *dtype_of_type_num(PyArray_DESCR(a)->type_num),
-                                                      shape, strides));
+            std::vector<std::int64_t> strides(PyArray_STRIDES(a),
+                                              PyArray_STRIDES(a) + PyArray_NDIM(a));
+            inputs.push_back(backends::buffer::borrow(
+                PyArray_DATA(a), *dtype_of_type_num(PyArray_DESCR(a)->type_num), shape, strides));
         }
         // NumPy reports floating-point errors from the IEEE flags its loops
         // leave (np.seterr). The graph's kernels raise the same flags on this

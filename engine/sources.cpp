@@ -15,7 +15,10 @@ namespace specula::engine
         return static_cast<int>(m_sources.size()) - 1;
     }
 
-    std::string global_path(const std::string& name) { return "G[" + name + "]"; }
+    std::string global_path(const std::string& name)
+    {
+        return "G[" + name + "]";
+    }
 
     namespace
     {

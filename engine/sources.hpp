@@ -35,8 +35,8 @@ namespace specula::engine
         source_kind kind = source_kind::arg;
         int parent = -1;
         int index = 0;
-        py::object key;    // attribute/global name or dict key
-        std::string path;  // "x", "G[W]", "self.h": reports and dedup
+        py::object key;   // attribute/global name or dict key
+        std::string path; // "x", "G[W]", "self.h": reports and dedup
     };
 
     class source_table

@@ -129,7 +129,8 @@ namespace specula::ir
             }
             graph* g = p_graph;
             req.fresh_symbol = [g]() { return g->new_symbol(); };
-            req.trimmed_symbol = [g](std::int32_t base, std::int64_t trim) { return g->trimmed_symbol(base, trim); };
+            req.trimmed_symbol = [g](std::int32_t base, std::int64_t trim)
+            { return g->trimmed_symbol(base, trim); };
             auto types = infer_output_types(req);
             if (!types)
             {

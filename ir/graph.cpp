@@ -39,7 +39,8 @@ namespace specula::ir
         return s;
     }
 
-    std::optional<std::int32_t> graph::find_trimmed_symbol(std::int32_t base, std::int64_t trim) const
+    std::optional<std::int32_t> graph::find_trimmed_symbol(std::int32_t base,
+                                                           std::int64_t trim) const
     {
         auto derived = m_trim_of.find(base);
         if (derived != m_trim_of.end())

@@ -152,8 +152,10 @@ namespace specula::ir
         std::vector<node> m_nodes;
         std::vector<region> m_regions;
         std::int32_t m_next_symbol = 0;
-        std::map<std::pair<std::int32_t, std::int64_t>, std::int32_t> m_trimmed; // (root, trim) -> symbol
-        std::map<std::int32_t, std::pair<std::int32_t, std::int64_t>> m_trim_of; // symbol -> (root, trim)
+        std::map<std::pair<std::int32_t, std::int64_t>, std::int32_t>
+            m_trimmed; // (root, trim) -> symbol
+        std::map<std::int32_t, std::pair<std::int32_t, std::int64_t>>
+            m_trim_of; // symbol -> (root, trim)
     };
 
     // Named graphs; CALL nodes name their callee here. Graphs have stable addresses.

@@ -197,7 +197,8 @@ namespace specula::ir
             }
         }
         req.fresh_symbol = [&g]() { return g.new_symbol(); };
-        req.trimmed_symbol = [&g](std::int32_t base, std::int64_t trim) { return g.trimmed_symbol(base, trim); };
+        req.trimmed_symbol = [&g](std::int32_t base, std::int64_t trim)
+        { return g.trimmed_symbol(base, trim); };
         return infer_output_types(req);
     }
 } // namespace specula::ir

@@ -68,8 +68,7 @@ namespace specula::ir::detail
         infer_result slice_update_type(const infer_request& req)
         {
             const value_type& x = req.inputs[0];
-            auto target =
-                sliced_shape(x.dims, std::get<slice_attr>(*req.attr).items, req);
+            auto target = sliced_shape(x.dims, std::get<slice_attr>(*req.attr).items, req);
             if (!target)
             {
                 return error{target.message()};

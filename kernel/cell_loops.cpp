@@ -20,4 +20,4 @@ namespace specula::kernel
             PyErr_Clear();
         }
     }
-}
+} // namespace specula::kernel

@@ -11,6 +11,6 @@ namespace specula::kernel
     // missing package leaves the kernel without loop regions, never broken.
     // Requires the GIL.
     void install_cell_loops(pybind11::object shell);
-}
+} // namespace specula::kernel
 
 #endif

@@ -66,7 +66,8 @@ namespace specula::kernel
 
     std::optional<std::pair<int, int>> parse_cell_location(const std::string& text)
     {
-        static const std::regex pattern(R"(^\s*["']?\s*In\s*\[\s*(\d+)\s*\]\s*(?:,\s*line\s+(\d+))?\s*["']?\s*$)");
+        static const std::regex pattern(
+            R"(^\s*["']?\s*In\s*\[\s*(\d+)\s*\]\s*(?:,\s*line\s+(\d+))?\s*["']?\s*$)");
         std::smatch m;
         if (!std::regex_match(text, m, pattern))
         {

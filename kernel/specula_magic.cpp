@@ -125,7 +125,8 @@ namespace specula::kernel
                 return query;
             }
             std::string name = target;
-            if (name.size() >= 2 && (name.front() == '"' || name.front() == '\'') && name.back() == name.front())
+            if (name.size() >= 2 && (name.front() == '"' || name.front() == '\'') &&
+                name.back() == name.front())
             {
                 name = name.substr(1, name.size() - 2);
             }
@@ -135,7 +136,8 @@ namespace specula::kernel
 
         // Calls specula.<what>(**query); nothing (and the engine's message on
         // stderr) when the engine knows no such region or graph.
-        std::optional<std::string> ask_engine(const char* what, const std::string& target, const cell_names& cells)
+        std::optional<std::string> ask_engine(const char* what, const std::string& target,
+                                              const cell_names& cells)
         {
             if (target.empty())
             {
@@ -152,7 +154,8 @@ namespace specula::kernel
                 {
                     throw;
                 }
-                print_error("specula: " + cells.rewrite(py::str(e.value().attr("args")[py::int_(0)])));
+                print_error("specula: " +
+                            cells.rewrite(py::str(e.value().attr("args")[py::int_(0)])));
                 return std::nullopt;
             }
         }
@@ -168,9 +171,11 @@ namespace specula::kernel
                             "(Debian package graphviz)");
                 return std::nullopt;
             }
-            py::object done = py::module_::import("subprocess").attr("run")(
-                py::make_tuple(which, "-Tsvg"), py::arg("input") = dot, py::arg("capture_output") = true,
-                py::arg("text") = true, py::arg("timeout") = 60);
+            py::object done =
+                py::module_::import("subprocess")
+                    .attr("run")(py::make_tuple(which, "-Tsvg"), py::arg("input") = dot,
+                                 py::arg("capture_output") = true, py::arg("text") = true,
+                                 py::arg("timeout") = 60);
             if (done.attr("returncode").cast<int>() != 0)
             {
                 print_error("specula: dot failed: " + done.attr("stderr").cast<std::string>());
@@ -209,8 +214,9 @@ namespace specula::kernel
             py::module_ specula = engine_module();
             std::size_t regions = py::len(specula.attr("report")());
             specula.attr("reset")();
-            py::print("specula: reset: forgot " + std::to_string(regions) +
-                      " region(s) with their specialisations and counters; every function is cold again");
+            py::print(
+                "specula: reset: forgot " + std::to_string(regions) +
+                " region(s) with their specialisations and counters; every function is cold again");
         }
 
         // One line saying what changed, so a notebook shows the mode it ran in.
@@ -227,11 +233,13 @@ namespace specula::kernel
             else
             {
                 line = "specula: numerics " + before + " -> " + mode +
-                       (mode == "exact" ? " (float32 bit-identical to NumPy)"
-                                        : " (float32 may reassociate within the documented tolerance)");
+                       (mode == "exact"
+                            ? " (float32 bit-identical to NumPy)"
+                            : " (float32 may reassociate within the documented tolerance)");
                 line += dropped == 0 ? "; no compiled graph depended on it"
                                      : "; " + std::to_string(dropped) +
-                                           " compiled specialisation(s) dropped, they recompile on their next call";
+                                           " compiled specialisation(s) dropped, they recompile on "
+                                           "their next call";
             }
             py::print(line);
         }

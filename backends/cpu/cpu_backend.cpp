@@ -46,8 +46,7 @@ namespace specula::backends::cpu
         return status::unimplemented(std::string(ir::mnemonic(n.code)));
     }
 
-    result<group_kernel> cpu_backend::compile_group_impl(const ir::graph& g,
-                                                         const fused_group& fg,
+    result<group_kernel> cpu_backend::compile_group_impl(const ir::graph& g, const fused_group& fg,
                                                          const target& t) const
     {
         if (t.where.kind != device_kind::cpu)

@@ -114,13 +114,14 @@ namespace
             }
             t[exact ? 1 : 0] = median_seconds([&] { exe.value()->run(in); }, 51);
         }
-        PyRun_SimpleString("import numpy as np, timeit\n"
-                           "A=np.random.default_rng(1).standard_normal((256,512)).astype(np.float32)\n"
-                           "W=np.random.default_rng(2).standard_normal((512,512)).astype(np.float32)\n"
-                           "B=np.random.default_rng(3).standard_normal(512).astype(np.float32)\n"
-                           "_t=sorted(timeit.repeat(lambda: np.maximum(A@W+B,0), number=1, repeat=51))\n"
-                           "_m=_t[len(_t)//2]\n");
-        PyObject* main = PyImport_AddModule("__main__");  // borrowed
+        PyRun_SimpleString(
+            "import numpy as np, timeit\n"
+            "A=np.random.default_rng(1).standard_normal((256,512)).astype(np.float32)\n"
+            "W=np.random.default_rng(2).standard_normal((512,512)).astype(np.float32)\n"
+            "B=np.random.default_rng(3).standard_normal(512).astype(np.float32)\n"
+            "_t=sorted(timeit.repeat(lambda: np.maximum(A@W+B,0), number=1, repeat=51))\n"
+            "_m=_t[len(_t)//2]\n");
+        PyObject* main = PyImport_AddModule("__main__");   // borrowed
         PyObject* mv = PyObject_GetAttrString(main, "_m"); // new
         const double np_s = PyFloat_AsDouble(mv);
         Py_XDECREF(mv);

@@ -13,14 +13,15 @@ namespace specula::engine::converter
         // Borrowed; created once and never freed.
         PyCodeObject* module_level_code()
         {
-            static PyObject* code = Py_CompileString("pass", "<cell>", Py_file_input); // new reference, kept
+            static PyObject* code =
+                Py_CompileString("pass", "<cell>", Py_file_input); // new reference, kept
             return reinterpret_cast<PyCodeObject*>(code);
         }
     } // namespace
 
-    std::shared_ptr<specialisation> converter::convert_cell_body(py::handle body, const std::string& file,
-                                                                 const std::vector<std::string>& names,
-                                                                 std::string& diagnostic)
+    std::shared_ptr<specialisation>
+    converter::convert_cell_body(py::handle body, const std::string& file,
+                                 const std::vector<std::string>& names, std::string& diagnostic)
     {
         m_spec = std::make_shared<specialisation>();
         m_spec->module = std::make_unique<ir::module>();

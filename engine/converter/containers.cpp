@@ -13,8 +13,8 @@ namespace specula::engine::converter
         {
             PyObject* o = key.obj.ptr();
             return key.k == cval::kind::constant &&
-                   (PyLong_CheckExact(o) || PyUnicode_CheckExact(o) || PyBool_Check(o) || o == Py_None ||
-                    PyFloat_CheckExact(o) || PyTuple_CheckExact(o)) &&
+                   (PyLong_CheckExact(o) || PyUnicode_CheckExact(o) || PyBool_Check(o) ||
+                    o == Py_None || PyFloat_CheckExact(o) || PyTuple_CheckExact(o)) &&
                    PyObject_Hash(o) != -1;
         }
 
@@ -130,7 +130,8 @@ namespace specula::engine::converter
             }
             return none;
         }
-        if (name == "get" && !args.positional.empty() && args.positional.size() <= 2 && args.keywords.empty())
+        if (name == "get" && !args.positional.empty() && args.positional.size() <= 2 &&
+            args.keywords.empty())
         {
             const cval& key = args.positional[0];
             if (!hashable_constant(key))

@@ -6,22 +6,25 @@
 
 #include "engine/backend_choice.hpp"
 #include "engine/converter/symbolic_broadcast.hpp"
-#include <algorithm>
 #include "engine/numpy_api.hpp"
 #include "ir/verifier.hpp"
+#include <algorithm>
 
 namespace specula::engine::converter
 {
     namespace
     {
-        std::string node_type(py::handle node) { return py::str(node.get_type().attr("__name__")); }
+        std::string node_type(py::handle node)
+        {
+            return py::str(node.get_type().attr("__name__"));
+        }
 
         bool is_plain_instance(PyObject* obj)
         {
             PyTypeObject* t = Py_TYPE(obj);
             return t->tp_getattro == PyObject_GenericGetAttr &&
-                   t->tp_setattro == PyObject_GenericSetAttr && (t->tp_flags & Py_TPFLAGS_HEAPTYPE) &&
-                   _PyObject_GetDictPtr(obj) != nullptr;
+                   t->tp_setattro == PyObject_GenericSetAttr &&
+                   (t->tp_flags & Py_TPFLAGS_HEAPTYPE) && _PyObject_GetDictPtr(obj) != nullptr;
         }
     } // namespace
 
@@ -70,7 +73,8 @@ namespace specula::engine::converter
                 py::tuple lines_start;
                 try
                 {
-                    lines_start = inspect.attr("getsourcelines")(py::handle(reinterpret_cast<PyObject*>(code)));
+                    lines_start = inspect.attr("getsourcelines")(
+                        py::handle(reinterpret_cast<PyObject*>(code)));
                 }
                 catch (py::error_already_set&)
                 {
@@ -116,7 +120,8 @@ namespace specula::engine::converter
             {
                 throw; // the user's interrupt is not a conversion failure
             }
-            diagnostic = std::string("not convertible: conversion raised ") + e.what() + " in " + m_file;
+            diagnostic =
+                std::string("not convertible: conversion raised ") + e.what() + " in " + m_file;
             return nullptr;
         }
         return m_spec;
@@ -205,13 +210,16 @@ namespace specula::engine::converter
         const std::string& path = m_spec->sources[src].path;
         if (!PyArray_CheckExact(array))
         {
-            fail("ndarray subclass " + std::string(Py_TYPE(array)->tp_name) + " (" + path + ")", node);
+            fail("ndarray subclass " + std::string(Py_TYPE(array)->tp_name) + " (" + path + ")",
+                 node);
         }
         auto* a = reinterpret_cast<PyArrayObject*>(array);
         auto elem = dtype_of_type_num(PyArray_DESCR(a)->type_num);
         if (!elem)
         {
-            fail("array dtype " + std::string(PyArray_DESCR(a)->typeobj->tp_name) + " (" + path + ")", node);
+            fail("array dtype " + std::string(PyArray_DESCR(a)->typeobj->tp_name) + " (" + path +
+                     ")",
+                 node);
         }
         if (!PyArray_ISNOTSWAPPED(a) || !PyArray_ISALIGNED(a))
         {
@@ -275,7 +283,10 @@ namespace specula::engine::converter
         return out;
     }
 
-    const ir::value_type& converter::type_of(ir::value_id v) const { return p_graph->type_of(v); }
+    const ir::value_type& converter::type_of(ir::value_id v) const
+    {
+        return p_graph->type_of(v);
+    }
 
     ir::value_id converter::value_of(const cval& v, py::handle node)
     {
@@ -329,7 +340,8 @@ namespace specula::engine::converter
                  py::str(name), path};
         if (s.kind == source_kind::attr && !is_plain_instance(o))
         {
-            fail("attribute ." + name + " of a " + std::string(Py_TYPE(o)->tp_name) + " object", node);
+            fail("attribute ." + name + " of a " + std::string(Py_TYPE(o)->tp_name) + " object",
+                 node);
         }
         if (s.kind == source_kind::attr)
         {
@@ -470,7 +482,8 @@ namespace specula::engine::converter
             for (int i = 0; i < m_spec->sources.size(); ++i)
             {
                 if (i != w && !m_spec->guards.per_source[static_cast<size_t>(i)].empty() &&
-                    m_spec->guards.per_source[static_cast<size_t>(i)][0].kind == guard_kind::type_is)
+                    m_spec->guards.per_source[static_cast<size_t>(i)][0].kind ==
+                        guard_kind::type_is)
                 {
                     m_spec->guards.add(make_distinct_guard(
                         w, i, m_spec->sources[w].path + " / " + m_spec->sources[i].path));
@@ -491,7 +504,8 @@ namespace specula::engine::converter
         std::sort(slots.begin(), slots.end(), [](auto a, auto b) { return a.second < b.second; });
         for (const auto& [arr, slot] : slots)
         {
-            m_builder->output(m_arrays[static_cast<size_t>(arr)].value, "out" + std::to_string(slot));
+            m_builder->output(m_arrays[static_cast<size_t>(arr)].value,
+                              "out" + std::to_string(slot));
         }
         if (!m_builder->ok())
         {

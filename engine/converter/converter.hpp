@@ -40,9 +40,9 @@ namespace specula::engine::converter
     {
         ir::value_id value = ir::no_id;
         surface surf = surface::ndarray;
-        int src = -1;     // the source array this entry *is* (writes become effects)
-        int view_of = -1; // entry this one is a NumPy view of
-        bool escaped = false; // stored, printed or returned: no in-place after this
+        int src = -1;           // the source array this entry *is* (writes become effects)
+        int view_of = -1;       // entry this one is a NumPy view of
+        bool escaped = false;   // stored, printed or returned: no in-place after this
         bool unwritten = false; // np.empty_like: no element may be read before a whole write
         // py_int: the values the graph may hold, so int arithmetic provably
         // stays within int64 (Python ints never wrap).
@@ -89,7 +89,7 @@ namespace specula::engine::converter
         };
         kind k = kind::basic;
         std::vector<ir::slice_item> items;
-        bool element = false;           // basic: an int for every axis
+        bool element = false; // basic: an int for every axis
         ir::value_id mask = ir::no_id;
         ir::value_id flat = ir::no_id; // integer: index into the leading `axes` axes, flattened
         int axes = 0;
@@ -253,7 +253,8 @@ namespace specula::engine::converter
         cval visit_dict(py::handle node);
         cval dict_get(const cval& d, const cval& key, py::handle node);
         void dict_set(const cval& d, const cval& key, const cval& value, py::handle node);
-        cval dict_method(const cval& d, const std::string& name, const call_args& args, py::handle node);
+        cval dict_method(const cval& d, const std::string& name, const call_args& args,
+                         py::handle node);
         value_plan dict_plan(const cval& d, py::handle node, bool identity_visible);
         cval container_len(const cval& c, py::handle node);
         cval call_arange(const call_args& args, py::handle node);
@@ -294,7 +295,7 @@ namespace specula::engine::converter
         std::set<std::string> m_declared_globals;
         std::vector<array_entry> m_arrays;
         std::vector<dict_entry> m_dicts;
-        std::map<int, int> m_array_of_source;     // source -> array entry
+        std::map<int, int> m_array_of_source;      // source -> array entry
         std::map<std::string, cval> m_heap_writes; // "self.h", "G[x]" -> value written
         std::set<int> m_length_guarded;            // list/tuple sources with a length guard
         std::set<int> m_written_sources;           // arrays written in place
@@ -304,7 +305,7 @@ namespace specula::engine::converter
         std::map<ir::value_id, bool> m_input_contiguous; // graph input -> C_CONTIGUOUS
         std::map<ir::value_id, layout> m_layouts;        // memo of layout_of()
 
-        py::object m_rest; // the statements after the one being visited (visit_if takes it)
+        py::object m_rest;        // the statements after the one being visited (visit_if takes it)
         bool m_cell_mode = false; // convert_cell_body(): module-level names, no inlining
         bool m_returned = false;
         bool m_breaking = false;

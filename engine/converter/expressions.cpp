@@ -10,7 +10,10 @@ namespace specula::engine::converter
 {
     namespace
     {
-        std::string node_type(py::handle node) { return py::str(node.get_type().attr("__name__")); }
+        std::string node_type(py::handle node)
+        {
+            return py::str(node.get_type().attr("__name__"));
+        }
 
         struct op_name
         {
@@ -20,15 +23,23 @@ namespace specula::engine::converter
         };
 
         const op_name binary_ops[] = {
-            {"Add", ir::op::ADD, "add"},           {"Sub", ir::op::SUB, "sub"},
-            {"Mult", ir::op::MUL, "mul"},          {"Div", ir::op::DIV, "truediv"},
-            {"FloorDiv", ir::op::FLOORDIV, "floordiv"}, {"Mod", ir::op::MOD, "mod"},
-            {"Pow", ir::op::POW, "pow"},           {"MatMult", ir::op::MATMUL, "matmul"},
-            {"BitAnd", ir::op::BITWISE_AND, "and_"}, {"BitOr", ir::op::BITWISE_OR, "or_"},
+            {"Add", ir::op::ADD, "add"},
+            {"Sub", ir::op::SUB, "sub"},
+            {"Mult", ir::op::MUL, "mul"},
+            {"Div", ir::op::DIV, "truediv"},
+            {"FloorDiv", ir::op::FLOORDIV, "floordiv"},
+            {"Mod", ir::op::MOD, "mod"},
+            {"Pow", ir::op::POW, "pow"},
+            {"MatMult", ir::op::MATMUL, "matmul"},
+            {"BitAnd", ir::op::BITWISE_AND, "and_"},
+            {"BitOr", ir::op::BITWISE_OR, "or_"},
             {"BitXor", ir::op::BITWISE_XOR, "xor"},
-            {"Eq", ir::op::EQ, "eq"},              {"NotEq", ir::op::NE, "ne"},
-            {"Lt", ir::op::LT, "lt"},              {"LtE", ir::op::LE, "le"},
-            {"Gt", ir::op::GT, "gt"},              {"GtE", ir::op::GE, "ge"},
+            {"Eq", ir::op::EQ, "eq"},
+            {"NotEq", ir::op::NE, "ne"},
+            {"Lt", ir::op::LT, "lt"},
+            {"LtE", ir::op::LE, "le"},
+            {"Gt", ir::op::GT, "gt"},
+            {"GtE", ir::op::GE, "ge"},
         };
 
         const op_name* find_op(const std::string& ast)
@@ -85,7 +96,8 @@ namespace specula::engine::converter
     cval converter::visit_expr(py::handle node)
     {
         std::string kind = node_type(node);
-        if (kind == "Name") return visit_name(node);
+        if (kind == "Name")
+            return visit_name(node);
         if (kind == "Constant")
         {
             cval c;
@@ -96,12 +108,18 @@ namespace specula::engine::converter
             }
             return c;
         }
-        if (kind == "BinOp") return visit_binop(node);
-        if (kind == "UnaryOp") return visit_unaryop(node);
-        if (kind == "Compare") return visit_compare(node);
-        if (kind == "BoolOp") return visit_boolop(node);
-        if (kind == "Subscript") return visit_subscript(node);
-        if (kind == "Call") return visit_call(node);
+        if (kind == "BinOp")
+            return visit_binop(node);
+        if (kind == "UnaryOp")
+            return visit_unaryop(node);
+        if (kind == "Compare")
+            return visit_compare(node);
+        if (kind == "BoolOp")
+            return visit_boolop(node);
+        if (kind == "Subscript")
+            return visit_subscript(node);
+        if (kind == "Call")
+            return visit_call(node);
         if (kind == "Tuple" || kind == "List")
         {
             cval t;
@@ -124,7 +142,8 @@ namespace specula::engine::converter
         {
             return visit_comprehension(node, false);
         }
-        if (kind == "Dict") return visit_dict(node);
+        if (kind == "Dict")
+            return visit_dict(node);
         if (kind == "IfExp")
         {
             cval test = visit_expr(node.attr("test"));
@@ -133,7 +152,7 @@ namespace specula::engine::converter
                 fail("conditional expression on array data", node);
             }
             return visit_expr(PyObject_IsTrue(test.obj.ptr()) == 1 ? node.attr("body")
-                                                                  : node.attr("orelse"));
+                                                                   : node.attr("orelse"));
         }
         if (kind == "Attribute")
         {
@@ -201,9 +220,9 @@ namespace specula::engine::converter
         // The ways an operand of unknown value could still sway NumPy 1.24's
         // value-based promotion: a result type is only trusted when every
         // variant agrees.
-        std::vector<std::vector<ir::promotion_operand>> variants_of(
-            const std::vector<ir::promotion_operand>& known,
-            const std::vector<std::pair<size_t, ir::promotion_operand>>& unknown)
+        std::vector<std::vector<ir::promotion_operand>>
+        variants_of(const std::vector<ir::promotion_operand>& known,
+                    const std::vector<std::pair<size_t, ir::promotion_operand>>& unknown)
         {
             std::vector<std::vector<ir::promotion_operand>> out;
             for (int variant = 0; variant < 2; ++variant)
@@ -223,7 +242,8 @@ namespace specula::engine::converter
                     }
                     else
                     {
-                        v = ir::promotion_operand::zero_dim_int(op.elem, big ? (std::int64_t{1} << 62) : 0);
+                        v = ir::promotion_operand::zero_dim_int(op.elem,
+                                                                big ? (std::int64_t{1} << 62) : 0);
                     }
                     ops[index] = v;
                 }
@@ -304,8 +324,9 @@ namespace specula::engine::converter
             break;
         case ir::op::MUL:
         {
-            __int128 p[4] = {static_cast<__int128>(lo[0]) * lo[1], static_cast<__int128>(lo[0]) * hi[1],
-                             static_cast<__int128>(hi[0]) * lo[1], static_cast<__int128>(hi[0]) * hi[1]};
+            __int128 p[4] = {
+                static_cast<__int128>(lo[0]) * lo[1], static_cast<__int128>(lo[0]) * hi[1],
+                static_cast<__int128>(hi[0]) * lo[1], static_cast<__int128>(hi[0]) * hi[1]};
             r_lo = r_hi = p[0];
             for (__int128 q : p)
             {
@@ -315,7 +336,8 @@ namespace specula::engine::converter
             break;
         }
         default:
-            fail(std::string("Python int operator ") + python_name(code) + " on a relaxed int", node);
+            fail(std::string("Python int operator ") + python_name(code) + " on a relaxed int",
+                 node);
         }
         constexpr __int128 limit = static_cast<__int128>(1) << 62;
         if (r_lo < -limit || r_hi > limit)
@@ -338,7 +360,8 @@ namespace specula::engine::converter
         {
             if (x->k != cval::kind::constant && x->k != cval::kind::array)
             {
-                fail(std::string("operator ") + python_name(code) + " on a non-numeric object", node);
+                fail(std::string("operator ") + python_name(code) + " on a non-numeric object",
+                     node);
             }
             if (x->k == cval::kind::constant && !PyLong_CheckExact(x->obj.ptr()) &&
                 !PyFloat_CheckExact(x->obj.ptr()) && !PyBool_Check(x->obj.ptr()))
@@ -349,12 +372,16 @@ namespace specula::engine::converter
             }
         }
         bool python_semantics = is_python_scalar(a) && is_python_scalar(b);
-        auto surf_of = [&](const cval& x)
-        { return x.k == cval::kind::array ? m_arrays[static_cast<size_t>(x.arr)].surf : surface::ndarray; };
+        auto surf_of = [&](const cval& x) {
+            return x.k == cval::kind::array ? m_arrays[static_cast<size_t>(x.arr)].surf
+                                            : surface::ndarray;
+        };
         bool has_int = surf_of(a) == surface::py_int || surf_of(b) == surface::py_int;
         if (has_int && !python_semantics)
         {
-            fail("a relaxed Python int in array arithmetic (NumPy's dtype would depend on its value)", node);
+            fail("a relaxed Python int in array arithmetic (NumPy's dtype would depend on its "
+                 "value)",
+                 node);
         }
         auto is_float_operand = [&](const cval& x)
         {
@@ -376,7 +403,8 @@ namespace specula::engine::converter
             }
             for (const cval* x : {&a, &b})
             {
-                if (x->k == cval::kind::array && m_arrays[static_cast<size_t>(x->arr)].surf == surface::py_bool)
+                if (x->k == cval::kind::array &&
+                    m_arrays[static_cast<size_t>(x->arr)].surf == surface::py_bool)
                 {
                     fail("Python bool arithmetic on array data", node);
                 }
@@ -386,8 +414,10 @@ namespace specula::engine::converter
             if (code == ir::op::DIV)
             {
                 // Python raises ZeroDivisionError where NumPy gives inf: exit.
-                ir::value_id zero = m_builder->constant(ir::scalar::of_float(ir::dtype::float64, 0.0));
-                add_assert(m_builder->binary(ir::op::NE, vb, zero), "float division by zero at " + where(node));
+                ir::value_id zero =
+                    m_builder->constant(ir::scalar::of_float(ir::dtype::float64, 0.0));
+                add_assert(m_builder->binary(ir::op::NE, vb, zero),
+                           "float division by zero at " + where(node));
             }
             return new_array(m_builder->binary(code, va, vb),
                              is_comparison(code) ? surface::py_bool : surface::py_float);
@@ -445,8 +475,10 @@ namespace specula::engine::converter
             }
             rt = r;
         }
-        ir::value_id va = a.k == cval::kind::array ? value_of(a, node) : scalar_constant(a, *rt, node);
-        ir::value_id vb = b.k == cval::kind::array ? value_of(b, node) : scalar_constant(b, *rt, node);
+        ir::value_id va =
+            a.k == cval::kind::array ? value_of(a, node) : scalar_constant(a, *rt, node);
+        ir::value_id vb =
+            b.k == cval::kind::array ? value_of(b, node) : scalar_constant(b, *rt, node);
         if (code == ir::op::MATMUL)
         {
             if (type_of(va).dims.rank() == 0 || type_of(vb).dims.rank() == 0)
@@ -454,7 +486,8 @@ namespace specula::engine::converter
                 fail("matmul with a scalar operand", node);
             }
             ir::value_id out = matrix_product(false, va, vb, node);
-            return new_array(out, type_of(out).dims.rank() == 0 ? surface::np_scalar : surface::ndarray);
+            return new_array(out,
+                             type_of(out).dims.rank() == 0 ? surface::np_scalar : surface::ndarray);
         }
         ir::value_id out = m_builder->binary(code, va, vb);
         if (out == ir::no_id)
@@ -466,7 +499,8 @@ namespace specula::engine::converter
         const ir::shape out_dims = type_of(out).dims;
         assert_broadcast(va, out_dims, node);
         assert_broadcast(vb, out_dims, node);
-        return new_array(out, type_of(out).dims.rank() == 0 ? surface::np_scalar : surface::ndarray);
+        return new_array(out,
+                         type_of(out).dims.rank() == 0 ? surface::np_scalar : surface::ndarray);
     }
 
     cval converter::visit_unaryop(py::handle node)
@@ -475,7 +509,10 @@ namespace specula::engine::converter
         cval x = visit_expr(node.attr("operand"));
         if (x.k == cval::kind::constant)
         {
-            const char* fn = op == "USub" ? "neg" : op == "UAdd" ? "pos" : op == "Not" ? "not_" : "invert";
+            const char* fn = op == "USub"   ? "neg"
+                             : op == "UAdd" ? "pos"
+                             : op == "Not"  ? "not_"
+                                            : "invert";
             if (!foldable(x.obj.ptr()))
             {
                 fail("unary " + op + " on this object", node);
@@ -515,8 +552,10 @@ namespace specula::engine::converter
             {
                 fail("negation of a bool array", node);
             }
-            return new_array(m_builder->unary(ir::op::NEG, v), e.surf == surface::py_float ? surface::py_float
-                             : type_of(v).dims.rank() == 0 ? surface::np_scalar : surface::ndarray);
+            return new_array(m_builder->unary(ir::op::NEG, v),
+                             e.surf == surface::py_float   ? surface::py_float
+                             : type_of(v).dims.rank() == 0 ? surface::np_scalar
+                                                           : surface::ndarray);
         }
         if (op == "Invert" && type_of(v).elem == ir::dtype::bool_ && e.surf != surface::py_bool)
         {
@@ -697,7 +736,8 @@ namespace specula::engine::converter
             {
                 return dict_method(self, name, visit_args(node), node);
             }
-            if (self.k == cval::kind::object && PyList_CheckExact(self.obj.ptr()) && name == "append")
+            if (self.k == cval::kind::object && PyList_CheckExact(self.obj.ptr()) &&
+                name == "append")
             {
                 call_args args = visit_args(node);
                 if (args.positional.size() != 1 || !args.keywords.empty())
@@ -714,7 +754,8 @@ namespace specula::engine::converter
             return call_attribute(self, name, node);
         }
         cval fn = visit_expr(func);
-        const std::string& known = fn.k == cval::kind::object ? m_whitelist.name_of(fn.obj.ptr()) : m_whitelist.name_of(nullptr);
+        const std::string& known = fn.k == cval::kind::object ? m_whitelist.name_of(fn.obj.ptr())
+                                                              : m_whitelist.name_of(nullptr);
         if (known.rfind("np.", 0) == 0)
         {
             return call_numpy(known.substr(3), visit_args(node), node);

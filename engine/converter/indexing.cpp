@@ -9,7 +9,10 @@ namespace specula::engine::converter
 {
     namespace
     {
-        std::string node_type(py::handle node) { return py::str(node.get_type().attr("__name__")); }
+        std::string node_type(py::handle node)
+        {
+            return py::str(node.get_type().attr("__name__"));
+        }
 
         std::vector<py::handle> index_parts(py::handle index)
         {
@@ -53,11 +56,13 @@ namespace specula::engine::converter
             const array_entry& e = m_arrays[static_cast<size_t>(c.arr)];
             const ir::value_type& t = type_of(e.value);
             return e.surf == surface::py_int ||
-                   (e.surf == surface::ndarray && ir::is_integer(t.elem) && t.elem != ir::dtype::bool_);
+                   (e.surf == surface::ndarray && ir::is_integer(t.elem) &&
+                    t.elem != ir::dtype::bool_);
         };
         auto is_mask = [&](const cval& c)
         {
-            return c.k == cval::kind::array && m_arrays[static_cast<size_t>(c.arr)].surf == surface::ndarray &&
+            return c.k == cval::kind::array &&
+                   m_arrays[static_cast<size_t>(c.arr)].surf == surface::ndarray &&
                    type_of(value_of(c, node)).elem == ir::dtype::bool_;
         };
         bool any_dynamic = false;
@@ -119,7 +124,9 @@ namespace specula::engine::converter
             }
             if (c.k != cval::kind::constant || !PyLong_CheckExact(c.obj.ptr()))
             {
-                fail("array index of this kind (an array that is neither an integer array nor one boolean mask)", node);
+                fail("array index of this kind (an array that is neither an integer array nor one "
+                     "boolean mask)",
+                     node);
             }
             std::int64_t at = c.obj.cast<std::int64_t>();
             if (axis >= dims.rank() || !dims[axis].is_static() || at < -dims[axis].size() ||
@@ -153,7 +160,8 @@ namespace specula::engine::converter
         {
             fail("too many indices for the array", node);
         }
-        auto i64 = [&](std::int64_t v) { return m_builder->constant(ir::scalar::of_int(ir::dtype::int64, v)); };
+        auto i64 = [&](std::int64_t v)
+        { return m_builder->constant(ir::scalar::of_int(ir::dtype::int64, v)); };
         ir::value_id ok = ir::no_id;
         for (int j = 0; j < plan.axes; ++j)
         {
@@ -179,8 +187,9 @@ namespace specula::engine::converter
                 const array_entry& e = m_arrays[static_cast<size_t>(c.arr)];
                 ir::value_id i = e.value;
                 const ir::value_type t = type_of(i);
-                if (e.surf != surface::py_int && (e.surf != surface::ndarray || !ir::is_integer(t.elem) ||
-                                                  t.elem == ir::dtype::bool_))
+                if (e.surf != surface::py_int &&
+                    (e.surf != surface::ndarray || !ir::is_integer(t.elem) ||
+                     t.elem == ir::dtype::bool_))
                 {
                     fail("array index of this kind (a float, bool or NumPy scalar index)", node);
                 }
@@ -189,26 +198,31 @@ namespace specula::engine::converter
                 {
                     i = m_builder->cast(i, ir::dtype::int64);
                 }
-                ir::value_id in_range = m_builder->binary(ir::op::LOGICAL_AND, m_builder->binary(ir::op::GE, i, i64(-n)),
+                ir::value_id in_range = m_builder->binary(ir::op::LOGICAL_AND,
+                                                          m_builder->binary(ir::op::GE, i, i64(-n)),
                                                           m_builder->binary(ir::op::LT, i, i64(n)));
                 if (type_of(in_range).dims.rank() > 0)
                 {
                     in_range = m_builder->reduce_all(ir::op::ALL, in_range);
                 }
-                ok = ok == ir::no_id ? in_range : m_builder->binary(ir::op::LOGICAL_AND, ok, in_range);
+                ok = ok == ir::no_id ? in_range
+                                     : m_builder->binary(ir::op::LOGICAL_AND, ok, in_range);
                 // GATHER wraps negative indices itself; a flat index over
                 // several axes needs each one wrapped first.
-                wrapped = plan.axes == 1 ? i
-                                         : m_builder->where(m_builder->binary(ir::op::LT, i, i64(0)),
-                                                            m_builder->binary(ir::op::ADD, i, i64(n)), i);
+                wrapped = plan.axes == 1
+                              ? i
+                              : m_builder->where(m_builder->binary(ir::op::LT, i, i64(0)),
+                                                 m_builder->binary(ir::op::ADD, i, i64(n)), i);
             }
             else
             {
                 fail("array index of this kind", node);
             }
-            plan.flat = plan.flat == ir::no_id
-                            ? wrapped
-                            : m_builder->binary(ir::op::ADD, m_builder->binary(ir::op::MUL, plan.flat, i64(n)), wrapped);
+            plan.flat =
+                plan.flat == ir::no_id
+                    ? wrapped
+                    : m_builder->binary(ir::op::ADD,
+                                        m_builder->binary(ir::op::MUL, plan.flat, i64(n)), wrapped);
         }
         if (ok != ir::no_id)
         {
@@ -296,7 +310,7 @@ namespace specula::engine::converter
             m_arrays[static_cast<size_t>(container.arr)].unwritten = false;
         }
         ir::value_id v = value.k == cval::kind::array ? value_of(value, target)
-                                                     : scalar_constant(value, base_t.elem, target);
+                                                      : scalar_constant(value, base_t.elem, target);
         ir::value_id updated = ir::no_id;
         switch (plan.k)
         {
@@ -342,7 +356,8 @@ namespace specula::engine::converter
             if (from[i].is_symbolic() && t.is_static() && t.size() != 1)
             {
                 ir::value_id size = m_builder->shape_dim(v, i);
-                ir::value_id want = m_builder->constant(ir::scalar::of_int(ir::dtype::int64, t.size()));
+                ir::value_id want =
+                    m_builder->constant(ir::scalar::of_int(ir::dtype::int64, t.size()));
                 add_assert(m_builder->binary(ir::op::EQ, size, want),
                            "broadcast of a dim that changed between calls at " + where(node));
             }
@@ -383,8 +398,9 @@ namespace specula::engine::converter
         {
             fail("np.arange beyond 64 bits", node);
         }
-        ir::value_id out = m_builder->arange(ir::scalar::of_int(ir::dtype::int64, start),
-                                             ir::scalar::of_int(ir::dtype::int64, step), count, ir::dtype::int64);
+        ir::value_id out =
+            m_builder->arange(ir::scalar::of_int(ir::dtype::int64, start),
+                              ir::scalar::of_int(ir::dtype::int64, step), count, ir::dtype::int64);
         return new_array(out, surface::ndarray);
     }
 

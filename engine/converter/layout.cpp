@@ -71,14 +71,16 @@ namespace specula::engine::converter
         case ir::op::INPUT:
         {
             auto in = m_input_contiguous.find(v);
-            result = in != m_input_contiguous.end() && in->second ? layout::contiguous : layout::other;
+            result =
+                in != m_input_contiguous.end() && in->second ? layout::contiguous : layout::other;
             break;
         }
         case ir::op::TRANSPOSE:
         {
             layout base = operand(0);
-            result = keeps_order(n.attr_as<ir::perm_attr>().perm, type_of(n.inputs[0]).dims) ? base
-                                                                                           : layout::other;
+            result = keeps_order(n.attr_as<ir::perm_attr>().perm, type_of(n.inputs[0]).dims)
+                         ? base
+                         : layout::other;
             break;
         }
         case ir::op::SLICE:
@@ -149,7 +151,8 @@ namespace specula::engine::converter
         }
         if (type_of(e.value).dims.rank() >= 2 && layout_of(e.value) != layout::contiguous)
         {
-            fail("a result NumPy would not lay out in C order (operands transposed or strided)", node);
+            fail("a result NumPy would not lay out in C order (operands transposed or strided)",
+                 node);
         }
     }
 
@@ -183,7 +186,9 @@ namespace specula::engine::converter
         {
             if (type_of(v).dims.rank() >= 2 && !strides_match(v))
             {
-                fail("matrix product of an array NumPy holds in another memory order (e.g. lr * X.T)", node);
+                fail("matrix product of an array NumPy holds in another memory order (e.g. lr * "
+                     "X.T)",
+                     node);
             }
         }
     }
@@ -197,7 +202,8 @@ namespace specula::engine::converter
             return ir::no_id;
         }
         const ir::node& n = p_graph->get_node(val.def);
-        if (n.code != ir::op::TRANSPOSE || n.attr_as<ir::perm_attr>().perm != std::vector<int>{1, 0} ||
+        if (n.code != ir::op::TRANSPOSE ||
+            n.attr_as<ir::perm_attr>().perm != std::vector<int>{1, 0} ||
             layout_of(n.inputs[0]) != layout::contiguous)
         {
             return ir::no_id;
@@ -205,7 +211,8 @@ namespace specula::engine::converter
         return n.inputs[0];
     }
 
-    ir::value_id converter::matrix_product(bool is_dot, ir::value_id a, ir::value_id b, py::handle node)
+    ir::value_id converter::matrix_product(bool is_dot, ir::value_id a, ir::value_id b,
+                                           py::handle node)
     {
         ir::value_id out = product_of(is_dot, a, b, node);
         if (out == ir::no_id)
@@ -233,7 +240,8 @@ namespace specula::engine::converter
             {
                 if (db.rank() == 1)
                     return m_builder->matmul(b, a0);
-                return m_builder->transpose(m_builder->matmul(m_builder->transpose(b, {1, 0}), a0), {1, 0});
+                return m_builder->transpose(m_builder->matmul(m_builder->transpose(b, {1, 0}), a0),
+                                            {1, 0});
             }
         }
         if (db.rank() == 2 && !is(db[0], 1) && vector_like(da, 0))
@@ -242,7 +250,8 @@ namespace specula::engine::converter
             {
                 if (da.rank() == 1)
                     return m_builder->matmul(b0, a);
-                return m_builder->transpose(m_builder->matmul(b0, m_builder->transpose(a, {1, 0})), {1, 0});
+                return m_builder->transpose(m_builder->matmul(b0, m_builder->transpose(a, {1, 0})),
+                                            {1, 0});
             }
         }
         check_product_operands(a, b, node);
@@ -250,9 +259,11 @@ namespace specula::engine::converter
         {
             const ir::shape& dm = type_of(matrix).dims;
             bool is_matrix = dm.rank() == 2 && !is(dm[0], 1) && !is(dm[1], 1);
-            if (is_matrix && vector_like(vec_shape, outer) && layout_of(matrix) != layout::contiguous)
+            if (is_matrix && vector_like(vec_shape, outer) &&
+                layout_of(matrix) != layout::contiguous)
             {
-                fail("matrix-vector product of a transposed or strided matrix (NumPy's gemv follows its memory)",
+                fail("matrix-vector product of a transposed or strided matrix (NumPy's gemv "
+                     "follows its memory)",
                      node);
             }
         }
@@ -286,7 +297,8 @@ namespace specula::engine::converter
         }
         if (layout_of(v) != layout::contiguous)
         {
-            fail("floating-point reduction over a transposed or strided array (NumPy adds in memory order)",
+            fail("floating-point reduction over a transposed or strided array (NumPy adds in "
+                 "memory order)",
                  node);
         }
     }

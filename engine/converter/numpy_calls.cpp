@@ -8,21 +8,23 @@
 namespace specula::engine
 {
     const char* const numpy_functions[] = {
-        "exp", "log", "log1p", "expm1", "tanh", "sqrt", "abs", "absolute", "sign", "negative",
-        "sin", "cos", "square", "floor", "ceil", "add", "subtract", "multiply", "divide",
-        "true_divide", "maximum", "minimum", "power", "where", "clip", "dot", "matmul", "outer",
-        "sum", "mean", "var", "std", "max", "min", "amax", "amin", "argmax", "argmin", "prod",
-        "zeros", "ones", "zeros_like", "ones_like", "full", "copy", "eye", "concatenate", "stack",
-        "hstack", "vstack", "reshape", "transpose", "arange", "empty_like", nullptr};
-    const char* const builtin_functions[] = {"len", "range", "zip", "enumerate", "reversed",
-                                             "abs", "min", "max", "float", "int", "bool",
-                                             "print", "isinstance", nullptr};
+        "exp",       "log",     "log1p",     "expm1",    "tanh",        "sqrt",        "abs",
+        "absolute",  "sign",    "negative",  "sin",      "cos",         "square",      "floor",
+        "ceil",      "add",     "subtract",  "multiply", "divide",      "true_divide", "maximum",
+        "minimum",   "power",   "where",     "clip",     "dot",         "matmul",      "outer",
+        "sum",       "mean",    "var",       "std",      "max",         "min",         "amax",
+        "amin",      "argmax",  "argmin",    "prod",     "zeros",       "ones",        "zeros_like",
+        "ones_like", "full",    "copy",      "eye",      "concatenate", "stack",       "hstack",
+        "vstack",    "reshape", "transpose", "arange",   "empty_like",  nullptr};
+    const char* const builtin_functions[] = {"len",  "range", "zip",        "enumerate", "reversed",
+                                             "abs",  "min",   "max",        "float",     "int",
+                                             "bool", "print", "isinstance", nullptr};
     // math functions: evaluated by Python on specialised values; on values known
     // only at run time just the correctly rounded ones (scalar_math.cpp).
-    const char* const math_functions[] = {"exp", "log", "log1p", "expm1", "log2", "log10", "sqrt",
-                                          "tanh", "sin", "cos", "tan", "atan", "fabs", "floor",
-                                          "ceil", "pow", "hypot", "isfinite", "isnan", "isinf",
-                                          nullptr};
+    const char* const math_functions[] = {"exp",   "log",   "log1p", "expm1", "log2",  "log10",
+                                          "sqrt",  "tanh",  "sin",   "cos",   "tan",   "atan",
+                                          "fabs",  "floor", "ceil",  "pow",   "hypot", "isfinite",
+                                          "isnan", "isinf", nullptr};
 
     void whitelist::load()
     {
@@ -68,22 +70,23 @@ namespace specula::engine::converter
             ir::op code;
         };
         const unary_entry unary_ufuncs[] = {
-            {"exp", ir::op::EXP},       {"log", ir::op::LOG},     {"log1p", ir::op::LOG1P},
-            {"expm1", ir::op::EXPM1},   {"tanh", ir::op::TANH},   {"sqrt", ir::op::SQRT},
+            {"exp", ir::op::EXP},       {"log", ir::op::LOG},      {"log1p", ir::op::LOG1P},
+            {"expm1", ir::op::EXPM1},   {"tanh", ir::op::TANH},    {"sqrt", ir::op::SQRT},
             {"abs", ir::op::ABS},       {"absolute", ir::op::ABS}, {"sign", ir::op::SIGN},
-            {"negative", ir::op::NEG},  {"sin", ir::op::SIN},     {"cos", ir::op::COS},
-            {"square", ir::op::SQUARE}, {"floor", ir::op::FLOOR}, {"ceil", ir::op::CEIL},
+            {"negative", ir::op::NEG},  {"sin", ir::op::SIN},      {"cos", ir::op::COS},
+            {"square", ir::op::SQUARE}, {"floor", ir::op::FLOOR},  {"ceil", ir::op::CEIL},
         };
         const unary_entry binary_ufuncs[] = {
-            {"add", ir::op::ADD},         {"subtract", ir::op::SUB},    {"multiply", ir::op::MUL},
-            {"divide", ir::op::DIV},      {"true_divide", ir::op::DIV}, {"maximum", ir::op::MAXIMUM},
+            {"add", ir::op::ADD},         {"subtract", ir::op::SUB},
+            {"multiply", ir::op::MUL},    {"divide", ir::op::DIV},
+            {"true_divide", ir::op::DIV}, {"maximum", ir::op::MAXIMUM},
             {"minimum", ir::op::MINIMUM}, {"power", ir::op::POW},
         };
         const unary_entry reductions[] = {
-            {"sum", ir::op::SUM},       {"mean", ir::op::MEAN},     {"var", ir::op::VAR},
-            {"std", ir::op::STD},       {"max", ir::op::MAX},       {"min", ir::op::MIN},
-            {"amax", ir::op::MAX},      {"amin", ir::op::MIN},      {"argmax", ir::op::ARGMAX},
-            {"argmin", ir::op::ARGMIN}, {"prod", ir::op::PROD},     {"any", ir::op::ANY},
+            {"sum", ir::op::SUM},       {"mean", ir::op::MEAN}, {"var", ir::op::VAR},
+            {"std", ir::op::STD},       {"max", ir::op::MAX},   {"min", ir::op::MIN},
+            {"amax", ir::op::MAX},      {"amin", ir::op::MIN},  {"argmax", ir::op::ARGMAX},
+            {"argmin", ir::op::ARGMIN}, {"prod", ir::op::PROD}, {"any", ir::op::ANY},
             {"all", ir::op::ALL},
         };
 
@@ -98,13 +101,17 @@ namespace specula::engine::converter
             return std::nullopt;
         }
 
-        surface surface_of_rank(int rank) { return rank == 0 ? surface::np_scalar : surface::ndarray; }
+        surface surface_of_rank(int rank)
+        {
+            return rank == 0 ? surface::np_scalar : surface::ndarray;
+        }
     } // namespace
 
     ir::value_id converter::scalar_constant(const cval& v, ir::dtype elem, py::handle node)
     {
         PyObject* o = v.obj.ptr();
-        if (v.k != cval::kind::constant || !(PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyBool_Check(o)))
+        if (v.k != cval::kind::constant ||
+            !(PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyBool_Check(o)))
         {
             fail("a non-numeric constant in array arithmetic", node);
         }
@@ -117,7 +124,8 @@ namespace specula::engine::converter
                 PyErr_Clear();
                 fail("Python int too large for a float", node);
             }
-            s = ir::scalar::of_float(elem, elem == ir::dtype::float32 ? static_cast<double>(static_cast<float>(d)) : d);
+            s = ir::scalar::of_float(
+                elem, elem == ir::dtype::float32 ? static_cast<double>(static_cast<float>(d)) : d);
         }
         else if (PyFloat_CheckExact(o))
         {
@@ -195,12 +203,14 @@ namespace specula::engine::converter
     cval converter::with_out(const cval& result, const call_args& args, py::handle node)
     {
         auto out = args.keywords.find("out");
-        if (out == args.keywords.end() || (out->second.k == cval::kind::constant && out->second.obj.is_none()))
+        if (out == args.keywords.end() ||
+            (out->second.k == cval::kind::constant && out->second.obj.is_none()))
         {
             return result;
         }
         const cval& target = out->second;
-        if (target.k != cval::kind::array || m_arrays[static_cast<size_t>(target.arr)].surf != surface::ndarray)
+        if (target.k != cval::kind::array ||
+            m_arrays[static_cast<size_t>(target.arr)].surf != surface::ndarray)
         {
             fail("out= that is not an array", node);
         }
@@ -212,7 +222,10 @@ namespace specula::engine::converter
 
     namespace
     {
-        bool is_none(const cval& c) { return c.k == cval::kind::constant && c.obj.is_none(); }
+        bool is_none(const cval& c)
+        {
+            return c.k == cval::kind::constant && c.obj.is_none();
+        }
     } // namespace
 
     cval converter::reduction(ir::op code, const cval& x, const call_args& args, size_t first_kw,
@@ -234,7 +247,8 @@ namespace specula::engine::converter
                 axis = c;
             else if (k == "keepdims")
                 keepdims = PyObject_IsTrue(c.obj.ptr()) == 1;
-            else if (k == "ddof" && (code == ir::op::VAR || code == ir::op::STD) && PyLong_CheckExact(c.obj.ptr()))
+            else if (k == "ddof" && (code == ir::op::VAR || code == ir::op::STD) &&
+                     PyLong_CheckExact(c.obj.ptr()))
                 ddof = c.obj.cast<std::int64_t>();
             else
                 fail("reduction argument " + k, node);
@@ -284,7 +298,6 @@ namespace specula::engine::converter
         return new_array(out, surface_of_rank(type_of(out).dims.rank()));
     }
 
-
     cval converter::call_numpy(const std::string& name, const call_args& args, py::handle node)
     {
         const auto& p = args.positional;
@@ -300,16 +313,18 @@ namespace specula::engine::converter
                 return c;
             if (c.k == cval::kind::constant)
             {
-                auto t = ir::result_type({PyFloat_CheckExact(c.obj.ptr()) ? ir::promotion_operand::py_float(0.0)
-                                          : PyBool_Check(c.obj.ptr()) ? ir::promotion_operand::py_bool(false)
-                                                                        : ir::promotion_operand::py_int(0)});
+                auto t = ir::result_type(
+                    {PyFloat_CheckExact(c.obj.ptr()) ? ir::promotion_operand::py_float(0.0)
+                     : PyBool_Check(c.obj.ptr())     ? ir::promotion_operand::py_bool(false)
+                                                     : ir::promotion_operand::py_int(0)});
                 return const_array(node, c, t.value_or(ir::dtype::float64));
             }
             fail("np." + name + " on a non-array argument", node);
         };
         for (const auto& [k, c] : args.keywords)
         {
-            bool known = k == "out" || k == "axis" || k == "keepdims" || k == "dtype" || k == "ddof";
+            bool known =
+                k == "out" || k == "axis" || k == "keepdims" || k == "dtype" || k == "ddof";
             if (!known)
                 fail("np." + name + " keyword " + k, node);
         }
@@ -351,14 +366,17 @@ namespace specula::engine::converter
                 if (c.k == cval::kind::constant)
                 {
                     PyObject* o = c.obj.ptr();
-                    ops.push_back(PyFloat_CheckExact(o) ? ir::promotion_operand::py_float(PyFloat_AS_DOUBLE(o))
-                                  : PyBool_Check(o)     ? ir::promotion_operand::py_bool(o == Py_True)
-                                                        : ir::promotion_operand::py_int(PyLong_AsLongLong(o)));
+                    ops.push_back(PyFloat_CheckExact(o)
+                                      ? ir::promotion_operand::py_float(PyFloat_AS_DOUBLE(o))
+                                  : PyBool_Check(o)
+                                      ? ir::promotion_operand::py_bool(o == Py_True)
+                                      : ir::promotion_operand::py_int(PyLong_AsLongLong(o)));
                 }
                 else
                 {
                     const ir::value_type& t = type_of(value_of(c, node));
-                    if (t.dims.rank() == 0 && !(t.elem == ir::dtype::float64 && ir::is_float(t.elem)))
+                    if (t.dims.rank() == 0 &&
+                        !(t.elem == ir::dtype::float64 && ir::is_float(t.elem)))
                         fail("np." + name + " with a 0-d operand of uncertain promotion", node);
                     ops.push_back(ir::promotion_operand::array_of(t.elem));
                 }
@@ -372,7 +390,8 @@ namespace specula::engine::converter
                 if (i < first)
                     vs.push_back(value_of(as_array(xs[i]), node));
                 else
-                    vs.push_back(xs[i].k == cval::kind::array ? value_of(xs[i], node) : scalar_constant(xs[i], *rt, node));
+                    vs.push_back(xs[i].k == cval::kind::array ? value_of(xs[i], node)
+                                                              : scalar_constant(xs[i], *rt, node));
             }
             ir::value_id out = name == "where" ? m_builder->where(vs[0], vs[1], vs[2])
                                                : m_builder->clip(vs[0], vs[1], vs[2]);
@@ -383,7 +402,8 @@ namespace specula::engine::converter
         if (name == "dot" || name == "matmul" || name == "outer")
         {
             ir::value_id a = value_of(arg(0), node), b = value_of(arg(1), node);
-            ir::value_id out = name == "outer" ? m_builder->outer(a, b) : matrix_product(name == "dot", a, b, node);
+            ir::value_id out = name == "outer" ? m_builder->outer(a, b)
+                                               : matrix_product(name == "dot", a, b, node);
             if (out == ir::no_id)
                 fail("np." + name + " on these operands", node);
             return with_out(new_array(out, surface_of_rank(type_of(out).dims.rank())), args, node);
@@ -391,16 +411,18 @@ namespace specula::engine::converter
         if (name == "zeros" || name == "ones" || name == "full")
         {
             auto dims = shape_arg(arg(0), node);
-            auto dt = args.keywords.count("dtype") ? std::optional<ir::dtype>(dtype_arg(args.keywords.at("dtype"), node))
-                                                   : std::nullopt;
+            auto dt = args.keywords.count("dtype")
+                          ? std::optional<ir::dtype>(dtype_arg(args.keywords.at("dtype"), node))
+                          : std::nullopt;
             if (name == "full")
             {
                 const cval& fill = arg(1);
                 if (fill.k != cval::kind::constant)
                     fail("np.full with a computed fill value", node);
-                ir::dtype elem = dt ? *dt : (PyFloat_CheckExact(fill.obj.ptr()) ? ir::dtype::float64
-                                             : PyBool_Check(fill.obj.ptr())     ? ir::dtype::bool_
-                                                                                 : ir::dtype::int64);
+                ir::dtype elem = dt ? *dt
+                                    : (PyFloat_CheckExact(fill.obj.ptr()) ? ir::dtype::float64
+                                       : PyBool_Check(fill.obj.ptr())     ? ir::dtype::bool_
+                                                                          : ir::dtype::int64);
                 ir::value_id c = scalar_constant(fill, elem, node);
                 const auto& n = p_graph->get_node(p_graph->get(c).def);
                 ir::scalar s = n.attr_as<ir::constant_attr>().element(0);
@@ -417,8 +439,10 @@ namespace specula::engine::converter
             auto sizes = t.dims.static_sizes();
             if (!sizes)
                 fail("np." + name + " of a symbolic shape", node);
-            ir::dtype elem = args.keywords.count("dtype") ? dtype_arg(args.keywords.at("dtype"), node) : t.elem;
-            return new_array(name == "zeros_like" ? m_builder->zeros(t.dims, elem) : m_builder->ones(t.dims, elem),
+            ir::dtype elem =
+                args.keywords.count("dtype") ? dtype_arg(args.keywords.at("dtype"), node) : t.elem;
+            return new_array(name == "zeros_like" ? m_builder->zeros(t.dims, elem)
+                                                  : m_builder->ones(t.dims, elem),
                              surface_of_rank(t.dims.rank()));
         }
         if (name == "copy")
@@ -467,7 +491,9 @@ namespace specula::engine::converter
         if (name == "eye")
         {
             std::int64_t n = shape_arg(arg(0), node).at(0);
-            ir::dtype elem = args.keywords.count("dtype") ? dtype_arg(args.keywords.at("dtype"), node) : ir::dtype::float64;
+            ir::dtype elem = args.keywords.count("dtype")
+                                 ? dtype_arg(args.keywords.at("dtype"), node)
+                                 : ir::dtype::float64;
             if (p.size() > 1)
                 fail("np.eye with M or k", node);
             return new_array(m_builder->eye(n, n, 0, elem), surface::ndarray);
@@ -498,12 +524,14 @@ namespace specula::engine::converter
                 std::vector<int> perm;
                 for (int i = t.dims.rank() - 1; i >= 0; --i)
                     perm.push_back(i);
-                return new_array(m_builder->transpose(x, perm), surface_of_rank(t.dims.rank()), self.arr);
+                return new_array(m_builder->transpose(x, perm), surface_of_rank(t.dims.rank()),
+                                 self.arr);
             }
             if (name == "ndim")
                 return constant(py::int_(t.dims.rank()));
             if (name == "dtype")
-                return constant(py::module_::import("numpy").attr("dtype")(std::string(ir::dtype_name(t.elem))));
+                return constant(py::module_::import("numpy").attr("dtype")(
+                    std::string(ir::dtype_name(t.elem))));
             auto sizes = t.dims.static_sizes();
             if (!sizes)
                 fail("." + name + " of an array with a symbolic shape", node);
@@ -581,7 +609,8 @@ namespace specula::engine::converter
             if (args.positional.size() != 1 || !args.keywords.empty())
                 fail("astype with options", node);
             // astype copies even to the same dtype.
-            return new_array(m_builder->cast(x, dtype_arg(args.positional[0], node)), surface::ndarray);
+            return new_array(m_builder->cast(x, dtype_arg(args.positional[0], node)),
+                             surface::ndarray);
         }
         if (name == "copy")
         {
@@ -726,7 +755,8 @@ namespace specula::engine::converter
                 fail(name + " raising on this call", node);
             }
         }
-        if (name == "isinstance" && p.size() == 2 && p[1].k == cval::kind::object && PyType_Check(p[1].obj.ptr()))
+        if (name == "isinstance" && p.size() == 2 && p[1].k == cval::kind::object &&
+            PyType_Check(p[1].obj.ptr()))
         {
             // The type of the first argument is guarded: answer with an
             // instance of that type.
@@ -738,7 +768,7 @@ namespace specula::engine::converter
                 const array_entry& e = m_arrays[static_cast<size_t>(p[0].arr)];
                 py::module_ np = py::module_::import("numpy");
                 std::string dt(ir::dtype_name(type_of(e.value).elem));
-                sample = e.surf == surface::ndarray   ? np.attr("zeros")(0, dt)
+                sample = e.surf == surface::ndarray    ? np.attr("zeros")(0, dt)
                          : e.surf == surface::py_float ? py::object(py::float_(0.0))
                          : e.surf == surface::py_int   ? py::object(py::int_(0))
                          : e.surf == surface::py_bool  ? py::object(py::bool_(false))

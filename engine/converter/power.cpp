@@ -42,8 +42,8 @@ namespace specula::engine::converter
 
     cval converter::power_operator(const cval& a, const cval& b, bool in_place, py::handle node)
     {
-        const bool left_is_ndarray =
-            a.k == cval::kind::array && m_arrays[static_cast<size_t>(a.arr)].surf == surface::ndarray;
+        const bool left_is_ndarray = a.k == cval::kind::array &&
+                                     m_arrays[static_cast<size_t>(a.arr)].surf == surface::ndarray;
         if (!left_is_ndarray)
         {
             return binary(ir::op::POW, a, b, node); // Python or NumPy-scalar power
@@ -52,7 +52,8 @@ namespace specula::engine::converter
         bool e_is_float = false;
         if (!scalar_exponent(b, e, e_is_float))
         {
-            if (b.k == cval::kind::array && m_arrays[static_cast<size_t>(b.arr)].surf != surface::ndarray)
+            if (b.k == cval::kind::array &&
+                m_arrays[static_cast<size_t>(b.arr)].surf != surface::ndarray)
             {
                 fail("array ** a scalar exponent known only at run time", node);
             }
@@ -64,7 +65,9 @@ namespace specula::engine::converter
         {
             if (e == 2.0 || e == 0.5 || e == -1.0)
             {
-                const ir::op code = e == 2.0 ? ir::op::SQUARE : e == 0.5 ? ir::op::SQRT : ir::op::RECIPROCAL;
+                const ir::op code = e == 2.0   ? ir::op::SQUARE
+                                    : e == 0.5 ? ir::op::SQRT
+                                               : ir::op::RECIPROCAL;
                 return new_array(m_builder->unary(code, x), surface::ndarray);
             }
             if (e == 1.0 || e == 0.0)

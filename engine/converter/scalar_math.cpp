@@ -49,7 +49,8 @@ namespace specula::engine::converter
         }
         if ((name != "sqrt" && name != "fabs") || p.size() != 1 || p[0].k != cval::kind::array)
         {
-            fail("math." + name + " of a value known only at run time (not bit-identical to the math module)",
+            fail("math." + name +
+                     " of a value known only at run time (not bit-identical to the math module)",
                  node);
         }
         const array_entry& e = m_arrays[static_cast<size_t>(p[0].arr)];

@@ -8,19 +8,33 @@ namespace specula::engine::converter
 {
     namespace
     {
-        std::string node_type(py::handle node) { return py::str(node.get_type().attr("__name__")); }
-        std::string id_of(py::handle node) { return py::str(node.attr("id")); }
+        std::string node_type(py::handle node)
+        {
+            return py::str(node.get_type().attr("__name__"));
+        }
+        std::string id_of(py::handle node)
+        {
+            return py::str(node.attr("id"));
+        }
 
         ir::op aug_op(const std::string& op)
         {
-            if (op == "Add") return ir::op::ADD;
-            if (op == "Sub") return ir::op::SUB;
-            if (op == "Mult") return ir::op::MUL;
-            if (op == "Div") return ir::op::DIV;
-            if (op == "FloorDiv") return ir::op::FLOORDIV;
-            if (op == "Mod") return ir::op::MOD;
-            if (op == "Pow") return ir::op::POW;
-            if (op == "MatMult") return ir::op::MATMUL;
+            if (op == "Add")
+                return ir::op::ADD;
+            if (op == "Sub")
+                return ir::op::SUB;
+            if (op == "Mult")
+                return ir::op::MUL;
+            if (op == "Div")
+                return ir::op::DIV;
+            if (op == "FloorDiv")
+                return ir::op::FLOORDIV;
+            if (op == "Mod")
+                return ir::op::MOD;
+            if (op == "Pow")
+                return ir::op::POW;
+            if (op == "MatMult")
+                return ir::op::MATMUL;
             return ir::op::INPUT; // unsupported marker
         }
 
@@ -55,17 +69,34 @@ namespace specula::engine::converter
     void converter::visit_stmt(py::handle node)
     {
         std::string kind = node_type(node);
-        if (kind == "Assign") return visit_assign(node);
-        if (kind == "AugAssign") return visit_aug_assign(node);
-        if (kind == "Expr") return visit_expr_stmt(node);
-        if (kind == "Return") return visit_return(node);
-        if (kind == "If") return visit_if(node);
-        if (kind == "For") return visit_for(node);
-        if (kind == "While") return visit_while(node);
-        if (kind == "Assert") return visit_assert(node);
-        if (kind == "Pass") return;
-        if (kind == "Break") { m_breaking = true; return; }
-        if (kind == "Continue") { m_continuing = true; return; }
+        if (kind == "Assign")
+            return visit_assign(node);
+        if (kind == "AugAssign")
+            return visit_aug_assign(node);
+        if (kind == "Expr")
+            return visit_expr_stmt(node);
+        if (kind == "Return")
+            return visit_return(node);
+        if (kind == "If")
+            return visit_if(node);
+        if (kind == "For")
+            return visit_for(node);
+        if (kind == "While")
+            return visit_while(node);
+        if (kind == "Assert")
+            return visit_assert(node);
+        if (kind == "Pass")
+            return;
+        if (kind == "Break")
+        {
+            m_breaking = true;
+            return;
+        }
+        if (kind == "Continue")
+        {
+            m_continuing = true;
+            return;
+        }
         if (kind == "Global")
         {
             for (py::handle name : node.attr("names"))
@@ -244,7 +275,8 @@ namespace specula::engine::converter
             e.key = key.obj;
             e.value = plan_of(value, target);
             m_spec->effects.push_back(e);
-            m_heap_writes[m_spec->sources[container.src].path + "[" + std::string(py::str(py::repr(key.obj))) + "]"] = value;
+            m_heap_writes[m_spec->sources[container.src].path + "[" +
+                          std::string(py::str(py::repr(key.obj))) + "]"] = value;
             return;
         }
         fail("item assignment on this object", target);
@@ -268,7 +300,8 @@ namespace specula::engine::converter
         {
             // x[i] op= v is get, modify in place, set (duplicate indices apply once);
             // the in-place step keeps the item's dtype.
-            if (result.k != cval::kind::array || type_of(value_of(result, node)).elem != type_of(value_of(current, node)).elem)
+            if (result.k != cval::kind::array ||
+                type_of(value_of(result, node)).elem != type_of(value_of(current, node)).elem)
             {
                 fail("in-place operator on array items that changes the dtype", node);
             }

@@ -24,8 +24,9 @@ namespace specula::engine::converter
                     const ir::dim& o = out[axis + shift];
                     if (d.is_symbolic() && o.is_static())
                     {
-                        return "broadcasting a varying dim " + dims.to_string() + " against a fixed one " +
-                               out.to_string() + " (" + std::string(ir::mnemonic(nd.code)) + ")";
+                        return "broadcasting a varying dim " + dims.to_string() +
+                               " against a fixed one " + out.to_string() + " (" +
+                               std::string(ir::mnemonic(nd.code)) + ")";
                     }
                 }
             }

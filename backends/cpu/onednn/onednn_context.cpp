@@ -17,8 +17,8 @@ namespace specula::backends::cpu::onednn
         return e;
     }
 
-    std::shared_ptr<dnnl::primitive>
-    cached_primitive(const std::string& key, const std::function<dnnl::primitive()>& make)
+    std::shared_ptr<dnnl::primitive> cached_primitive(const std::string& key,
+                                                      const std::function<dnnl::primitive()>& make)
     {
         static std::mutex mutex;
         static std::map<std::string, std::shared_ptr<dnnl::primitive>> cache;

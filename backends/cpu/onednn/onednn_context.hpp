@@ -17,8 +17,8 @@ namespace specula::backends::cpu::onednn
 
     // The primitive cached under `key`, or the one `make` builds (then cached).
     // `make` may throw dnnl::error (e.g. dnnl_unimplemented): nothing is cached.
-    std::shared_ptr<dnnl::primitive>
-    cached_primitive(const std::string& key, const std::function<dnnl::primitive()>& make);
+    std::shared_ptr<dnnl::primitive> cached_primitive(const std::string& key,
+                                                      const std::function<dnnl::primitive()>& make);
 
     // Primitives built since the process started: the tests' hook to prove a
     // second compile of the same shape builds none.

@@ -8,8 +8,8 @@
 #include <omp.h>
 
 #include <cstring>
-#include <unordered_map>
 #include <optional>
+#include <unordered_map>
 
 namespace specula::backends::cpu::onednn
 {
@@ -41,8 +41,8 @@ namespace specula::backends::cpu::onednn
             dnnl::primitive_attr attr;
             attr.set_post_ops(ops);
             const auto desc =
-                s.bias ? dnnl::matmul::desc(a_md, w_md, dnnl::memory::desc({1, s.n}, s.elem, tag::ab),
-                                            c_md)
+                s.bias ? dnnl::matmul::desc(a_md, w_md,
+                                            dnnl::memory::desc({1, s.n}, s.elem, tag::ab), c_md)
                        : dnnl::matmul::desc(a_md, w_md, c_md);
             return dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, eng));
         }
@@ -143,8 +143,9 @@ namespace specula::backends::cpu::onednn
                 : m_spec(s), m_prim(std::move(prim)), m_stream(host_engine())
             {
                 const dnnl::engine& eng = host_engine();
-                auto md = [&](std::int64_t r, std::int64_t c)
-                { return dnnl::memory::desc({r, c}, s.elem, tag::ab); };
+                auto md = [&](std::int64_t r, std::int64_t c) {
+                    return dnnl::memory::desc({r, c}, s.elem, tag::ab);
+                };
                 m_args[DNNL_ARG_SRC] = dnnl::memory(md(s.m, s.k), eng, DNNL_MEMORY_NONE);
                 m_args[DNNL_ARG_WEIGHTS] = dnnl::memory(md(s.k, s.n), eng, DNNL_MEMORY_NONE);
                 m_args[DNNL_ARG_DST] = dnnl::memory(md(s.m, s.n), eng, DNNL_MEMORY_NONE);

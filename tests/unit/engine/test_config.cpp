@@ -52,10 +52,14 @@ TEST(engine_config, numerics_mode)
 {
     using specula::engine::numerics_mode;
     EXPECT_EQ(parse_config(nullptr, nullptr, nullptr).numerics, numerics_mode::fast);
-    EXPECT_EQ(parse_config(nullptr, nullptr, nullptr, nullptr, "exact").numerics, numerics_mode::exact);
-    EXPECT_EQ(parse_config(nullptr, nullptr, nullptr, nullptr, "EXACT").numerics, numerics_mode::exact);
-    EXPECT_EQ(parse_config(nullptr, nullptr, nullptr, nullptr, "fast").numerics, numerics_mode::fast);
+    EXPECT_EQ(parse_config(nullptr, nullptr, nullptr, nullptr, "exact").numerics,
+              numerics_mode::exact);
+    EXPECT_EQ(parse_config(nullptr, nullptr, nullptr, nullptr, "EXACT").numerics,
+              numerics_mode::exact);
+    EXPECT_EQ(parse_config(nullptr, nullptr, nullptr, nullptr, "fast").numerics,
+              numerics_mode::fast);
     // Anything else keeps the default rather than guessing.
-    EXPECT_EQ(parse_config(nullptr, nullptr, nullptr, nullptr, "exactly").numerics, numerics_mode::fast);
+    EXPECT_EQ(parse_config(nullptr, nullptr, nullptr, nullptr, "exactly").numerics,
+              numerics_mode::fast);
     EXPECT_STREQ(specula::engine::numerics_name(numerics_mode::exact), "exact");
 }

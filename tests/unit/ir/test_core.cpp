@@ -215,7 +215,8 @@ namespace
         EXPECT_EQ(g.type_of(sum), g.type_of(mid));
         // A slice of a slice adds the trims: u[1:-1][1:-1] is u[2:-2].
         const auto twice = b.slice(mid, {inner, inner});
-        EXPECT_EQ(g.type_of(twice).dims[0], g.type_of(b.slice(u, {slice_item::range(2, -2)})).dims[0]);
+        EXPECT_EQ(g.type_of(twice).dims[0],
+                  g.type_of(b.slice(u, {slice_item::range(2, -2)})).dims[0]);
         EXPECT_EQ(g.type_of(twice).dims[0], g.type_of(b.slice(u, {from(4)})).dims[0]);
         // Not a trim: a count that is not `size - k` for every size.
         const auto tail = b.slice(u, {from(-3)});
