@@ -3,7 +3,8 @@
 // diagnostics for anything outside the whitelist).
 //
 // Split over files by concern: converter.cpp (sources, values, finishing the
-// graph), statements.cpp, expressions.cpp, numpy_calls.cpp (the whitelist).
+// graph), statements.cpp, expressions.cpp, numpy_calls.cpp and
+// builtin_calls.cpp (the whitelist); the README lists the rest.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -265,7 +266,9 @@ namespace specula::engine::converter
 
         // numpy_calls.cpp
         cval call_numpy(const std::string& name, const call_args& args, py::handle node);
+        // builtin_calls.cpp
         cval call_builtin(const std::string& name, const call_args& args, py::handle node);
+        // numpy_calls.cpp
         cval call_method(const cval& self, const std::string& name, const call_args& args,
                          py::handle node);
         cval reduction(ir::op code, const cval& x, const call_args& args, size_t first_kw,

@@ -1,0 +1,158 @@
+// Builtins on values the converter holds: len, range, abs, min, max, float,
+// int, bool, isinstance... evaluated by Python on specialised values, or
+// mapped to IR where their result is only known at run time.
+#include "engine/converter/converter.hpp"
+
+namespace specula::engine::converter
+{
+    cval converter::call_builtin(const std::string& name, const call_args& args, py::handle node)
+    {
+        const auto& p = args.positional;
+        auto constant = [](py::object o)
+        {
+            cval c;
+            c.obj = std::move(o);
+            return c;
+        };
+        auto all_constant = [&]()
+        {
+            for (const cval& c : p)
+                if (c.k != cval::kind::constant)
+                    return false;
+            return args.keywords.empty();
+        };
+        if (name == "range")
+        {
+            if (!all_constant() || p.empty() || p.size() > 3)
+                fail("range over values that are not specialised ints", node);
+            py::list vals;
+            py::tuple targs(p.size());
+            for (size_t i = 0; i < p.size(); ++i)
+                targs[i] = p[i].obj;
+            py::object r = py::module_::import("builtins").attr("range")(*targs);
+            if (py::len(r) > static_cast<size_t>(m_config.max_unrolled_statements))
+                fail("range too long to unroll", node);
+            cval tup;
+            tup.k = cval::kind::tuple;
+            for (py::handle i : r)
+                tup.items.push_back(constant(py::reinterpret_borrow<py::object>(i)));
+            return tup;
+        }
+        if (name == "len")
+        {
+            if (p.size() != 1)
+                fail("len with these arguments", node);
+            if (p[0].k == cval::kind::tuple)
+                return constant(py::int_(p[0].items.size()));
+            if (p[0].k == cval::kind::array)
+            {
+                const ir::value_type& t = type_of(value_of(p[0], node));
+                if (t.dims.rank() == 0 || !t.dims[0].is_static())
+                    fail("len of a 0-d or symbolic array", node);
+                return constant(py::int_(t.dims[0].size()));
+            }
+            if (p[0].k == cval::kind::constant)
+                return constant(py::int_(py::len(p[0].obj)));
+            return container_len(p[0], node);
+        }
+        if (name == "zip" || name == "enumerate" || name == "reversed")
+        {
+            cval tup;
+            tup.k = cval::kind::tuple;
+            for (const cval& c : p)
+                if (c.k != cval::kind::tuple)
+                    fail(name + " over this iterable", node);
+            if (name == "reversed" && p.size() == 1)
+            {
+                tup.items.assign(p[0].items.rbegin(), p[0].items.rend());
+                return tup;
+            }
+            if (name == "enumerate" && p.size() == 1 && args.keywords.empty())
+            {
+                for (size_t i = 0; i < p[0].items.size(); ++i)
+                {
+                    cval pair;
+                    pair.k = cval::kind::tuple;
+                    pair.items = {constant(py::int_(i)), p[0].items[i]};
+                    tup.items.push_back(pair);
+                }
+                return tup;
+            }
+            if (name == "zip" && !p.empty())
+            {
+                size_t n = p[0].items.size();
+                for (const cval& c : p)
+                    n = std::min(n, c.items.size());
+                for (size_t i = 0; i < n; ++i)
+                {
+                    cval row;
+                    row.k = cval::kind::tuple;
+                    for (const cval& c : p)
+                        row.items.push_back(c.items[i]);
+                    tup.items.push_back(row);
+                }
+                return tup;
+            }
+            fail(name + " with these arguments", node);
+        }
+        if (all_constant())
+        {
+            // abs/min/max/float/int/bool/isinstance on known Python values:
+            // evaluate them with Python itself (exact).
+            py::tuple targs(p.size());
+            for (size_t i = 0; i < p.size(); ++i)
+            {
+                if (!PyLong_CheckExact(p[i].obj.ptr()) && !PyFloat_CheckExact(p[i].obj.ptr()) &&
+                    !PyBool_Check(p[i].obj.ptr()) && !(name == "isinstance" && i == 1))
+                    fail(name + " of this constant", node);
+                targs[i] = p[i].obj;
+            }
+            try
+            {
+                return constant(py::module_::import("builtins").attr(name.c_str())(*targs));
+            }
+            catch (py::error_already_set&)
+            {
+                fail(name + " raising on this call", node);
+            }
+        }
+        if (name == "isinstance" && p.size() == 2 && p[1].k == cval::kind::object &&
+            PyType_Check(p[1].obj.ptr()))
+        {
+            // The type of the first argument is guarded: answer with an
+            // instance of that type.
+            py::object sample;
+            if (p[0].k == cval::kind::object)
+                sample = p[0].obj;
+            else if (p[0].k == cval::kind::array)
+            {
+                const array_entry& e = m_arrays[static_cast<size_t>(p[0].arr)];
+                py::module_ np = py::module_::import("numpy");
+                std::string dt(ir::dtype_name(type_of(e.value).elem));
+                sample = e.surf == surface::ndarray    ? np.attr("zeros")(0, dt)
+                         : e.surf == surface::py_float ? py::object(py::float_(0.0))
+                         : e.surf == surface::py_int   ? py::object(py::int_(0))
+                         : e.surf == surface::py_bool  ? py::object(py::bool_(false))
+                                                       : np.attr("dtype")(dt).attr("type")(0);
+            }
+            else
+                fail("isinstance of this value", node);
+            return constant(py::bool_(PyObject_IsInstance(sample.ptr(), p[1].obj.ptr()) == 1));
+        }
+        if (name == "float" && p.size() == 1 && p[0].k == cval::kind::array)
+        {
+            const array_entry& e = m_arrays[static_cast<size_t>(p[0].arr)];
+            const ir::value_type& t = type_of(e.value);
+            if (t.dims.rank() == 0 && t.elem == ir::dtype::float64)
+                return new_array(m_builder->cast(e.value, ir::dtype::float64), surface::py_float);
+        }
+        if (name == "abs" && p.size() == 1 && p[0].k == cval::kind::array)
+        {
+            const array_entry& e = m_arrays[static_cast<size_t>(p[0].arr)];
+            if (e.surf == surface::py_int)
+                fail("abs of a relaxed Python int", node);
+            return new_array(m_builder->unary(ir::op::ABS, e.value), e.surf);
+        }
+        fail("builtin " + name + " on array data", node);
+    }
+} // namespace specula::engine::converter
