@@ -37,6 +37,7 @@ namespace specula::engine
         m_reason.reset();
         m_counters = region_counters{};
         m_timing = region_timing{};
+        m_window = cost_window{};
         m_cost_checked = false;
         m_ever_hot = false;
         m_specs.clear();
@@ -89,6 +90,9 @@ namespace specula::engine
             return false;
         }
         m_reason = std::move(explanation);
+        // The next specialisation is judged afresh, on the calls from now on.
+        m_window = cost_window{};
+        m_cost_checked = false;
         return true;
     }
 
@@ -123,10 +127,11 @@ namespace specula::engine
 
     void region::record_cpython_time(double seconds)
     {
-        if (m_timing.cpython_calls == 0 || seconds < m_timing.cpython_min_s)
+        if (m_window.cpython_calls == 0 || seconds < m_window.cpython_min_s)
         {
-            m_timing.cpython_min_s = seconds;
+            m_window.cpython_min_s = seconds;
         }
+        ++m_window.cpython_calls;
         ++m_timing.cpython_calls;
         m_timing.cpython_s += seconds;
     }
@@ -134,42 +139,43 @@ namespace specula::engine
     bool region::wants_cpython_sample() const
     {
         return m_config.cost_check && !m_cost_checked && m_state == region_state::compiled &&
-               m_timing.cpython_calls == 0 && m_timing.graph_calls >= m_config.cost_check_runs;
+               m_window.cpython_calls == 0 && m_window.graph_calls >= m_config.cost_check_runs;
     }
 
     bool region::record_graph_time(double seconds)
     {
-        if (m_timing.graph_calls == 0 || seconds < m_timing.graph_min_s)
+        if (m_window.graph_calls == 0 || seconds < m_window.graph_min_s)
         {
-            m_timing.graph_min_s = seconds;
+            m_window.graph_min_s = seconds;
         }
+        ++m_window.graph_calls;
         ++m_timing.graph_calls;
         m_timing.graph_s += seconds;
         if (!m_config.cost_check || m_cost_checked || m_state != region_state::compiled ||
-            m_timing.graph_calls < m_config.cost_check_runs)
+            m_window.graph_calls < m_config.cost_check_runs)
         {
             return false;
         }
-        if (m_timing.cpython_calls == 0)
+        if (m_window.cpython_calls == 0)
         {
             // Graph calls under the floor need no CPython sample: either
             // CPython is slower still, or it is under the floor and not judged.
-            m_cost_checked = m_timing.graph_min_s < m_config.cost_floor_s;
+            m_cost_checked = m_window.graph_min_s < m_config.cost_floor_s;
             return false;
         }
-        // Decided once: later calls cost nothing, and a region keeps its
-        // verdict instead of flapping with the machine's load. Minima, because
+        // Decided once per situation: later calls cost nothing, and a region
+        // keeps its verdict instead of flapping with the machine's load. Minima, because
         // noise only ever adds time.
         m_cost_checked = true;
-        if (m_timing.cpython_min_s < m_config.cost_floor_s ||
-            m_timing.graph_min_s <= m_config.cost_margin * m_timing.cpython_min_s)
+        if (m_window.cpython_min_s < m_config.cost_floor_s ||
+            m_window.graph_min_s <= m_config.cost_margin * m_window.cpython_min_s)
         {
             return false;
         }
         char text[160];
         std::snprintf(text, sizeof text,
                       "graph slower than CPython (graph %.3g ms vs CPython %.3g ms per call)",
-                      m_timing.graph_min_s * 1e3, m_timing.cpython_min_s * 1e3);
+                      m_window.graph_min_s * 1e3, m_window.cpython_min_s * 1e3);
         blacklist(text);
         return true;
     }

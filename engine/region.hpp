@@ -39,13 +39,23 @@ namespace specula::engine
         std::int64_t dropped_specialisations = 0;
     };
 
-    // Wall-clock time of the region's calls, for the cost check and the report.
+    // Wall-clock time of the region's calls, for the report.
     struct region_timing
     {
         double cpython_s = 0.0; // total of the timed CPython calls
         std::int64_t cpython_calls = 0;
+        double graph_s = 0.0; // total of the graph calls (guards to return)
+        std::int64_t graph_calls = 0;
+    };
+
+    // What the cost check judges: the calls since the situation last changed
+    // (the first profiling, or a guard miss that leads to a new
+    // specialisation: another dtype, a relaxed shape), so each new graph is
+    // weighed against CPython on its own calls.
+    struct cost_window
+    {
+        std::int64_t cpython_calls = 0;
         double cpython_min_s = 0.0; // the fastest (the least disturbed) of them
-        double graph_s = 0.0;       // total of the graph calls (guards to return)
         std::int64_t graph_calls = 0;
         double graph_min_s = 0.0;
     };
@@ -119,6 +129,7 @@ namespace specula::engine
         std::optional<std::string> m_reason;
         region_counters m_counters;
         region_timing m_timing;
+        cost_window m_window;
         bool m_cost_checked = false;
         bool m_ever_hot = false;
         bool m_code_alive = true;

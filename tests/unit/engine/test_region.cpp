@@ -109,7 +109,7 @@ TEST(engine_region, cost_check_blacklists_graphs_slower_than_cpython)
     EXPECT_EQ(*r.reason(), "graph slower than CPython (graph 3.1 ms vs CPython 1.6 ms per call)");
     EXPECT_EQ(r.m_slot.countdown, never_again);
     EXPECT_EQ(r.timing().cpython_calls, 2);
-    EXPECT_DOUBLE_EQ(r.timing().graph_min_s, 3.1e-3);
+    EXPECT_EQ(r.timing().graph_calls, cfg.cost_check_runs);
 }
 
 TEST(engine_region, cost_check_keeps_faster_graphs_and_decides_once)
@@ -129,6 +129,34 @@ TEST(engine_region, cost_check_keeps_faster_graphs_and_decides_once)
         EXPECT_FALSE(r.record_graph_time(5e-3));
     }
     EXPECT_EQ(r.state(), region_state::compiled);
+}
+
+TEST(engine_region, cost_check_judges_each_new_situation_afresh)
+{
+    // A float32 graph beats CPython; then the arguments turn float64, and
+    // that graph is slower than CPython on float64 calls: it must be judged
+    // on its own calls, not ride on the first verdict.
+    config cfg;
+    region r("f", "x.py", 3, cfg);
+    r.observe_profiling_call();
+    r.record_cpython_time(1e-3);
+    r.mark_compiled();
+    for (int i = 0; i < cfg.cost_check_runs; ++i)
+    {
+        EXPECT_FALSE(r.record_graph_time(0.5e-3));
+    }
+    EXPECT_EQ(r.state(), region_state::compiled);
+    EXPECT_TRUE(r.record_guard_miss("dtype of x changed"));
+    r.record_cpython_time(2e-3);
+    for (int i = 0; i < cfg.cost_check_runs - 1; ++i)
+    {
+        EXPECT_FALSE(r.record_graph_time(3e-3));
+    }
+    EXPECT_TRUE(r.record_graph_time(3e-3));
+    EXPECT_EQ(r.state(), region_state::blacklisted);
+    EXPECT_EQ(*r.reason(), "graph slower than CPython (graph 3 ms vs CPython 2 ms per call)");
+    EXPECT_EQ(r.timing().cpython_calls, 2);
+    EXPECT_EQ(r.timing().graph_calls, 2 * cfg.cost_check_runs);
 }
 
 TEST(engine_region, cost_check_samples_cpython_when_never_timed)
