@@ -175,7 +175,14 @@ namespace specula::engine::converter
                 return call_python(method, visit_args(node), node, &self);
             }
         }
-        cval fn = read_attribute(self, name, node);
+        return call_value(read_attribute(self, name, node), node);
+    }
+
+    // The callee of `node` once known: a whitelisted NumPy, math or builtin
+    // function (guarded on its identity), or a Python function or object
+    // with __call__, inlined.
+    cval converter::call_value(const cval& fn, py::handle node)
+    {
         const std::string& known = fn.k == cval::kind::object ? m_whitelist.name_of(fn.obj.ptr())
                                                               : m_whitelist.name_of(nullptr);
         if (known.rfind("np.", 0) == 0)
@@ -186,13 +193,17 @@ namespace specula::engine::converter
         {
             return call_math(known.substr(5), visit_args(node), node);
         }
+        if (known.rfind("builtins.", 0) == 0)
+        {
+            return call_builtin(known.substr(9), visit_args(node), node);
+        }
         if (fn.k != cval::kind::object || !python_callable(fn.obj.ptr()))
         {
             fail("call of " + std::string(py::str(
                                   py::module_::import("ast").attr("unparse")(node.attr("func")))),
                  node);
         }
-        return call_python(fn, visit_args(node), node);
+        return call_python(fn, visit_args(node), node); // functions, objects with __call__
     }
 
     // `obj.name` where the class defines a property: its getter, inlined.

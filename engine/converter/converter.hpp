@@ -225,6 +225,7 @@ namespace specula::engine::converter
         cval call_python(const cval& fn, const call_args& args, py::handle node,
                          const cval* self = nullptr);
         cval call_attribute(const cval& self, const std::string& name, py::handle node);
+        cval call_value(const cval& fn, py::handle node);
         bool read_property(const cval& obj, const std::string& name, py::handle node, cval& out);
         cval raw_attribute(const cval& obj, const char* name, bool identity, py::handle node);
         std::vector<cval> bind_arguments(const cval& fn, PyCodeObject* code, call_args args,

@@ -753,26 +753,6 @@ namespace specula::engine::converter
             }
             return call_attribute(self, name, node);
         }
-        cval fn = visit_expr(func);
-        const std::string& known = fn.k == cval::kind::object ? m_whitelist.name_of(fn.obj.ptr())
-                                                              : m_whitelist.name_of(nullptr);
-        if (known.rfind("np.", 0) == 0)
-        {
-            return call_numpy(known.substr(3), visit_args(node), node);
-        }
-        if (known.rfind("math.", 0) == 0)
-        {
-            return call_math(known.substr(5), visit_args(node), node);
-        }
-        if (known.rfind("builtins.", 0) == 0)
-        {
-            return call_builtin(known.substr(9), visit_args(node), node);
-        }
-        std::string what = std::string(py::str(py::module_::import("ast").attr("unparse")(func)));
-        if (fn.k == cval::kind::object && python_callable(fn.obj.ptr()))
-        {
-            return call_python(fn, visit_args(node), node); // functions, objects with __call__
-        }
-        fail("call of " + what, node);
+        return call_value(visit_expr(func), node);
     }
 } // namespace specula::engine::converter
