@@ -125,13 +125,22 @@ namespace specula::engine
         blacklist("internal error: " + what);
     }
 
+    namespace
+    {
+        // One more timed call in the cost window: its count and the fastest.
+        void add_sample(std::int64_t& calls, double& min_s, double seconds)
+        {
+            if (calls == 0 || seconds < min_s)
+            {
+                min_s = seconds;
+            }
+            ++calls;
+        }
+    } // namespace
+
     void region::record_cpython_time(double seconds)
     {
-        if (m_window.cpython_calls == 0 || seconds < m_window.cpython_min_s)
-        {
-            m_window.cpython_min_s = seconds;
-        }
-        ++m_window.cpython_calls;
+        add_sample(m_window.cpython_calls, m_window.cpython_min_s, seconds);
         ++m_timing.cpython_calls;
         m_timing.cpython_s += seconds;
     }
@@ -144,11 +153,7 @@ namespace specula::engine
 
     bool region::record_graph_time(double seconds)
     {
-        if (m_window.graph_calls == 0 || seconds < m_window.graph_min_s)
-        {
-            m_window.graph_min_s = seconds;
-        }
-        ++m_window.graph_calls;
+        add_sample(m_window.graph_calls, m_window.graph_min_s, seconds);
         ++m_timing.graph_calls;
         m_timing.graph_s += seconds;
         if (!m_config.cost_check || m_cost_checked || m_state != region_state::compiled ||

@@ -114,6 +114,21 @@ namespace specula::engine::converter
         return raw_attribute(cell, "cell_contents", false, node);
     }
 
+    // An object read through source `src`; the first read of a new source
+    // guards the object's identity (callees, code objects, properties).
+    cval converter::object_at(int src, PyObject* value, bool first_read, const std::string& path)
+    {
+        if (first_read)
+        {
+            m_spec->guards.add(make_identity_guard(src, value, path));
+        }
+        cval v;
+        v.k = cval::kind::object;
+        v.src = src;
+        v.obj = py::reinterpret_borrow<py::object>(value); // new reference for the cval
+        return v;
+    }
+
     // An attribute of a function, cell or property object (no code runs to
     // read them), as a source re-read at every call. `identity`: guard the
     // object itself (a code object), else guard it as any value read.
@@ -134,15 +149,7 @@ namespace specula::engine::converter
         {
             return read_source(src, value);
         }
-        if (src == before)
-        {
-            m_spec->guards.add(make_identity_guard(src, value, path));
-        }
-        cval v;
-        v.k = cval::kind::object;
-        v.src = src;
-        v.obj = py::reinterpret_borrow<py::object>(value);
-        return v;
+        return object_at(src, value, src == before, path);
     }
 
     // `obj.name(...)`: a method of a plain class (the function the class
@@ -227,14 +234,7 @@ namespace specula::engine::converter
         {
             return false;
         }
-        if (src == before)
-        {
-            m_spec->guards.add(make_identity_guard(src, prop, path));
-        }
-        cval prop_v;
-        prop_v.k = cval::kind::object;
-        prop_v.src = src;
-        prop_v.obj = py::reinterpret_borrow<py::object>(prop);
+        cval prop_v = object_at(src, prop, src == before, path);
         cval getter = raw_attribute(prop_v, "fget", false, node);
         if (getter.k != cval::kind::object || !PyFunction_Check(getter.obj.ptr()))
         {

@@ -228,6 +228,7 @@ namespace specula::engine::converter
         cval call_value(const cval& fn, py::handle node);
         bool read_property(const cval& obj, const std::string& name, py::handle node, cval& out);
         cval raw_attribute(const cval& obj, const char* name, bool identity, py::handle node);
+        cval object_at(int src, PyObject* value, bool first_read, const std::string& path);
         std::vector<cval> bind_arguments(const cval& fn, PyCodeObject* code, call_args args,
                                          py::handle node);
         cval inline_body(const cval& fn, PyCodeObject* code, std::vector<cval> arguments);
