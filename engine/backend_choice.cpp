@@ -3,8 +3,11 @@
 #include "backends/cpu/cpu_backend.hpp"
 #include "backends/cpu/numpy_loops/numpy_loops.hpp"
 #include "backends/reference/reference_backend.hpp"
+#include "backends/served_by.hpp"
 #include "engine/engine_core.hpp"
 #include "ir/passes/fuse_elementwise.hpp"
+
+#include <iostream>
 
 namespace specula::engine
 {
@@ -112,6 +115,13 @@ namespace specula::engine
         if (!exe)
         {
             return exe;
+        }
+        if (engine_core::instance().settings().dump.backends)
+        {
+            auto slow = backends::nodes_not_served_by(*exe.value(), b.cpu->name());
+            std::cerr << "specula: graph '" << g.name() << "': " << slow.size()
+                      << " node(s) not on the CPU backend\n"
+                      << backends::format(slow);
         }
         const backends::compiled_graph& main = exe.value()->main();
         for (const auto& region : main.m_regions)

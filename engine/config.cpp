@@ -41,6 +41,7 @@ namespace specula::engine
                 flags.guards |= all || item == "guards";
                 flags.exits |= all || item == "exits";
                 flags.cache |= all || item == "cache";
+                flags.backends |= all || item == "backends";
             }
         }
     } // namespace

@@ -12,6 +12,7 @@ namespace specula::engine
         bool guards = false;
         bool exits = false;
         bool cache = false;
+        bool backends = false; // nodes the CPU backend left to the reference backend
     };
 
     // The numerics policy (DESIGN.md): `fast` lets float32 graphs run on
@@ -38,7 +39,7 @@ namespace specula::engine
         int assert_failures_to_drop = 3; // per specialisation and exit
         int dropped_specs_to_blacklist = 4;
         int max_unrolled_statements = 4096;
-        dump_flags dump;                              // SPECULA_DUMP=ir,guards,exits,cache
+        dump_flags dump;                              // SPECULA_DUMP=ir,guards,exits,cache,backends
         numerics_mode numerics = numerics_mode::fast; // SPECULA_NUMERICS=fast|exact
         // Cheap when cold (frame_hook.hpp, park_policy): the hook steps aside
         // after this many calls in which nothing it counts or runs was called,
