@@ -63,6 +63,15 @@ namespace specula::backends::cpu
                                                        const kernel_context& ctx);
     result<std::unique_ptr<kernel>> make_sum_kernel(const ir::graph& g, const ir::node& n,
                                                     const kernel_context& ctx);
+    // Indexing (gather, masks and their updates): index_kernels.cpp.
+    result<std::unique_ptr<kernel>> make_index_kernel(const ir::graph& g, const ir::node& n,
+                                                      const kernel_context& ctx);
+    // slice_update, concatenate, stack: copy_kernels.cpp.
+    result<std::unique_ptr<kernel>> make_copy_kernel(const ir::graph& g, const ir::node& n,
+                                                     const kernel_context& ctx);
+    // constant, zeros/ones/full/fill, arange, eye, shape_dim: creation_kernels.cpp.
+    result<std::unique_ptr<kernel>> make_creation_kernel(const ir::graph& g, const ir::node& n,
+                                                         const kernel_context& ctx);
     result<std::unique_ptr<kernel>> make_onednn_kernel(const ir::graph& g, const ir::node& n,
                                                        const kernel_context& ctx);
     // oneDNN patterns (matmul -> bias -> activation) and their kernels.
