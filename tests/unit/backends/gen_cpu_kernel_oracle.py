@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 
-from gen_graph_oracle import assigned, program, reduce_params
+from gen_graph_oracle import REDUCE, assigned, program, reduce_params
 from gen_kernel_oracle import DTYPES, values
 
 EXACT = ["bool", "int32", "int64", "float32", "float64"]
@@ -203,12 +203,61 @@ def creation_programs(rng, out):
     return k
 
 
+def reduction_programs(rng, out):
+    k = 0
+    cases = [((0,), None), ((1,), None), ((7,), None), ((7,), (0,)), ((3, 4), None),
+             ((3, 4), (0,)), ((3, 4), (1,)), ((2, 3, 4), (0, 2)), ((2, 3, 4), (1,)),
+             ((2, 3, 4), (0, 1)), ((2, 1, 5), (1,)), ((4, 0), (0,)), ((4, 0), (1,)),
+             ((3, 1, 4), (0, 1))]
+    for dt in DTYPES:
+        for shape, axes in cases:
+            x = values(rng, dt, shape)
+            p = program(f"reduce_{k}", [x])
+            for name, f in REDUCE.items():
+                if name.startswith("arg") and axes is not None and len(axes) > 1:
+                    continue
+                for keep in (False, True):
+                    if name.startswith("arg") and keep:
+                        continue
+                    for ddof in ((0, 1) if name in ("var", "std") else (0,)):
+                        kw = {} if name.startswith("arg") else {"keepdims": keep}
+                        if ddof:
+                            kw["ddof"] = ddof
+                        ax = axes if axes is None or not name.startswith("arg") else axes[0]
+                        p.step(name, [0], reduce_params(keep, ddof, axes),
+                               lambda v, f=f, ax=ax, kw=kw: f(v, axis=ax, **kw))
+            k += p.write(out)
+    # Past one 8192-element chunk, and past the lanes' split; special values too.
+    for dt in ("float32", "float64", "int32", "bool"):
+        for shape, axes in [((20000,), None), ((130, 300), (0,)), ((130, 300), (1,)),
+                            ((40, 30, 50), (0, 2)), ((9000, 3), (0,))]:
+            x = values(rng, dt, shape)
+            p = program(f"reduce_{k}", [x])
+            for name in ("sum", "mean", "max", "argmin", "any", "var", "std", "prod"):
+                if name == "argmin" and axes is not None and len(axes) > 1:
+                    continue
+                ax = axes if axes is None or name != "argmin" else axes[0]
+                p.step(name, [0], reduce_params(False, 0, axes),
+                       lambda v, f=REDUCE[name], ax=ax: f(v, axis=ax))
+            k += p.write(out)
+    # Signed zeros decide max/min ties; NaN wins wherever it is.
+    for dt in ("float32", "float64"):
+        z = np.array([0.0, -0.0] * 50, dt)
+        for x in (z, z[::-1].copy(), np.where(np.arange(100) == 61, np.nan, z).astype(dt)):
+            p = program(f"reduce_{k}", [x])
+            for name in ("max", "min", "argmax", "argmin", "sum"):
+                p.step(name, [0], reduce_params(False, 0, None), lambda v, f=REDUCE[name]: f(v))
+            k += p.write(out)
+    return k
+
+
 def main():
     rng = np.random.default_rng(20261122)
     with open(sys.argv[1], "w") as out:
         total = 0
         for make in (gather_programs, gather_update_programs, mask_programs,
-                     slice_update_programs, concat_programs, creation_programs):
+                     slice_update_programs, concat_programs, creation_programs,
+                     reduction_programs):
             total += make(rng, out)
     print(f"{total} programs")
 

@@ -173,6 +173,11 @@ namespace
         run_family("create_");
     }
 
+    TEST_P(cpu_kernels, reductions)
+    {
+        run_family("reduce_");
+    }
+
     INSTANTIATE_TEST_SUITE_P(lanes, cpu_kernels, ::testing::Values(1, 2),
                              [](const auto& info)
                              { return std::to_string(info.param) + "_lanes"; });

@@ -1,0 +1,358 @@
+// Reductions the pairwise sum kernel (sum_kernels.cpp) does not take: sum and
+// mean over any axes, of any dtype, with symbolic shapes; prod, max, min,
+// argmax, argmin, any, all; var and std. NumPy 1.24's results, as the
+// reference backend reproduces them (backends/reference/reduce.cpp):
+//  - sum/mean of floats: per output, acc = 0, then each run of the trailing
+//    reduced block summed pairwise in 8192-element chunks and added, other
+//    reduced elements added one by one in C order; integer means and
+//    variances accumulate in float64, the input converted first (NumPy's
+//    buffered cast);
+//  - prod sequential; integer sums and products wrap;
+//  - max/min start from the first element, NaN propagates, ties keep the
+//    later element (np.maximum's rule, which decides the sign of a zero);
+//  - argmax/argmin: first occurrence, the first NaN wins;
+//  - var/std: NumPy's _var step by step (variance_kernels.cpp).
+// Output elements are independent, so large reductions split them across the
+// pool's lanes without changing a bit.
+
+#include "backends/cpu/reduction_kernels.hpp"
+#include "backends/cpu/builtin_loops.hpp"
+#include "backends/cpu/cpu_backend.hpp"
+#include "backends/cpu/strided_copy.hpp"
+#include "backends/cpu/threading.hpp"
+#include "backends/reference/numpy_math.hpp"
+#include "backends/reference/pairwise.hpp"
+#include "backends/reference/view.hpp"
+
+#include <string>
+
+namespace specula::backends::cpu
+{
+    namespace
+    {
+        namespace npm = reference::npmath;
+
+        template <class T>
+        T fold_sum(const reduce_plan& p, const T* x, std::int64_t base)
+        {
+            T acc = T(0);
+            for_each_run(p, base,
+                         [&](std::int64_t at)
+                         {
+                             if constexpr (std::is_floating_point_v<T>)
+                             {
+                                 acc = p.run == 1
+                                           ? acc + x[at]
+                                           : reference::chunked_pairwise_sum(acc, x + at, p.run);
+                             }
+                             else
+                             {
+                                 for (std::int64_t i = 0; i < p.run; ++i)
+                                 {
+                                     acc = npm::wrap_add(acc, x[at + i]);
+                                 }
+                             }
+                         });
+            return acc;
+        }
+
+        template <class T>
+        T fold_prod(const reduce_plan& p, const T* x, std::int64_t base)
+        {
+            T acc = T(1);
+            for_each_run(p, base,
+                         [&](std::int64_t at)
+                         {
+                             for (std::int64_t i = 0; i < p.run; ++i)
+                             {
+                                 acc = npm::wrap_mul(acc, x[at + i]);
+                             }
+                         });
+            return acc;
+        }
+
+        template <class T>
+        T fold_extremum(const reduce_plan& p, const T* x, std::int64_t base, bool is_max)
+        {
+            bool first = true;
+            T acc{};
+            for_each_run(p, base,
+                         [&](std::int64_t at)
+                         {
+                             std::int64_t i = 0;
+                             if (first)
+                             {
+                                 acc = x[at];
+                                 first = false;
+                                 i = 1;
+                             }
+                             for (; i < p.run; ++i)
+                             {
+                                 acc = is_max ? npm::maximum(acc, x[at + i])
+                                              : npm::minimum(acc, x[at + i]);
+                             }
+                         });
+            return acc;
+        }
+
+        template <class T>
+        std::int64_t fold_arg(const reduce_plan& p, const T* x, std::int64_t base, bool is_max)
+        {
+            std::int64_t k = 0;
+            std::int64_t best_k = 0;
+            T best{};
+            for_each_run(p, base,
+                         [&](std::int64_t at)
+                         {
+                             for (std::int64_t i = 0; i < p.run; ++i, ++k)
+                             {
+                                 const T v = x[at + i];
+                                 const bool better = is_max ? v > best : v < best;
+                                 if (k == 0 || (!npm::is_nan(best) && (npm::is_nan(v) || better)))
+                                 {
+                                     best = v;
+                                     best_k = k;
+                                 }
+                             }
+                         });
+            return best_k;
+        }
+
+        bool fold_logical(const reduce_plan& p, const bool* x, std::int64_t base, bool is_all)
+        {
+            bool acc = is_all;
+            for_each_run(p, base,
+                         [&](std::int64_t at)
+                         {
+                             for (std::int64_t i = 0; i < p.run; ++i)
+                             {
+                                 acc = is_all ? (acc && x[at + i]) : (acc || x[at + i]);
+                             }
+                         });
+            return acc;
+        }
+
+        // Runs body(o) for every output, split across the pool's lanes when
+        // the reduction is large (outputs are independent).
+        template <class F>
+        void for_outputs(const reduce_plan& p, thread_pool* pool, F&& body)
+        {
+            const int lanes = pool != nullptr ? pool->lanes() : 1;
+            if (lanes < 2 || p.outputs < lanes || p.outputs * p.count < parallel_min_elements)
+            {
+                for (std::int64_t o = 0; o < p.outputs; ++o)
+                {
+                    body(o);
+                }
+                return;
+            }
+            pool->run(
+                [&](int lane)
+                {
+                    for (std::int64_t o = p.outputs * lane / lanes;
+                         o < p.outputs * (lane + 1) / lanes; ++o)
+                    {
+                        body(o);
+                    }
+                });
+        }
+
+        template <class T>
+        status reduce_typed(ir::op code, const reduce_plan& p, const std::byte* in, std::byte* out,
+                            thread_pool* pool)
+        {
+            const T* x = reinterpret_cast<const T*>(in);
+            switch (code)
+            {
+            case ir::op::SUM:
+            case ir::op::MEAN:
+            case ir::op::PROD:
+            {
+                if constexpr (!std::is_same_v<T, std::int64_t> && !std::is_floating_point_v<T>)
+                {
+                    return status::internal("sum/prod accumulate in int64 or a float");
+                }
+                T* y = reinterpret_cast<T*>(out);
+                const bool is_mean = code == ir::op::MEAN;
+                for_outputs(
+                    p, pool,
+                    [&](std::int64_t o)
+                    {
+                        const std::int64_t base = output_base(p, o);
+                        T acc = code == ir::op::PROD ? fold_prod(p, x, base) : fold_sum(p, x, base);
+                        y[o] = is_mean ? static_cast<T>(acc / static_cast<T>(p.count)) : acc;
+                    });
+                return status::ok();
+            }
+            case ir::op::MAX:
+            case ir::op::MIN:
+            {
+                T* y = reinterpret_cast<T*>(out);
+                const bool is_max = code == ir::op::MAX;
+                for_outputs(p, pool,
+                            [&](std::int64_t o)
+                            { y[o] = fold_extremum(p, x, output_base(p, o), is_max); });
+                return status::ok();
+            }
+            case ir::op::ARGMAX:
+            case ir::op::ARGMIN:
+            {
+                auto* y = reinterpret_cast<std::int64_t*>(out);
+                const bool is_max = code == ir::op::ARGMAX;
+                for_outputs(p, pool,
+                            [&](std::int64_t o)
+                            { y[o] = fold_arg(p, x, output_base(p, o), is_max); });
+                return status::ok();
+            }
+            default:
+                return status::unimplemented("reduction");
+            }
+        }
+
+        template <class F>
+        status with_type(ir::dtype t, F&& f)
+        {
+            switch (t)
+            {
+            case ir::dtype::bool_:
+                return f(bool{});
+            case ir::dtype::int8:
+                return f(std::int8_t{});
+            case ir::dtype::int16:
+                return f(std::int16_t{});
+            case ir::dtype::int32:
+                return f(std::int32_t{});
+            case ir::dtype::int64:
+                return f(std::int64_t{});
+            case ir::dtype::uint8:
+                return f(std::uint8_t{});
+            case ir::dtype::float32:
+                return f(float{});
+            case ir::dtype::float64:
+                return f(double{});
+            }
+            return status::internal("dtype");
+        }
+    } // namespace
+
+    const std::byte* reduction_input(const buffer& in, ir::dtype elem,
+                                     std::vector<std::byte>& scratch, thread_pool* pool)
+    {
+        if (in.is_contiguous() && in.dtype() == elem)
+        {
+            return in.data();
+        }
+        const strided_view src = reference::view_of(in);
+        const std::size_t bytes = static_cast<std::size_t>(in.size()) * ir::itemsize(elem);
+        if (scratch.size() < bytes)
+        {
+            scratch.resize(bytes);
+        }
+        const strided_view dst = reference::contiguous_view(
+            scratch.data(), reference::to_scalar(elem), src.rank, src.shape.data());
+        (void)copy_cast(src, dst, pool);
+        return scratch.data();
+    }
+
+    status run_reduction(ir::op code, const reduce_plan& p, const std::byte* in, ir::dtype elem,
+                         std::byte* out, thread_pool* pool)
+    {
+        if (code == ir::op::ANY || code == ir::op::ALL)
+        {
+            const bool* x = reinterpret_cast<const bool*>(in);
+            bool* y = reinterpret_cast<bool*>(out);
+            const bool is_all = code == ir::op::ALL;
+            for_outputs(p, pool,
+                        [&](std::int64_t o)
+                        { y[o] = fold_logical(p, x, output_base(p, o), is_all); });
+            return status::ok();
+        }
+        return with_type(elem,
+                         [&](auto v) { return reduce_typed<decltype(v)>(code, p, in, out, pool); });
+    }
+
+    namespace
+    {
+        class reduction_kernel final : public kernel
+        {
+        public:
+            reduction_kernel(ir::op code, ir::dtype compute, std::vector<bool> reduced,
+                             std::shared_ptr<thread_pool> pool)
+                : m_code(code), m_compute(compute), m_reduced(std::move(reduced)),
+                  m_pool(std::move(pool))
+            {
+            }
+
+        private:
+            status run_impl(const kernel_io& io) const override
+            {
+                const buffer& in = io.in(0);
+                const reduce_plan p = plan_reduction(in.shape(), m_reduced);
+                const bool needs_one = m_code == ir::op::MAX || m_code == ir::op::MIN ||
+                                       m_code == ir::op::ARGMAX || m_code == ir::op::ARGMIN;
+                if (needs_one && p.count == 0)
+                {
+                    return status::runtime("zero-size array to reduction operation which has "
+                                           "no identity");
+                }
+                if (!io.out(0).is_contiguous() || io.out(0).size() != p.outputs)
+                {
+                    return status::internal("reduction: output shape or layout");
+                }
+                const std::byte* x = reduction_input(in, m_compute, m_input, m_pool.get());
+                return run_reduction(m_code, p, x, m_compute, io.out(0).data(), m_pool.get());
+            }
+
+            ir::op m_code;
+            ir::dtype m_compute; // the input is converted to it first when it differs
+            std::vector<bool> m_reduced;
+            std::shared_ptr<thread_pool> m_pool;
+            mutable std::vector<std::byte> m_input;
+        };
+    } // namespace
+
+    std::vector<bool> reduced_dims(const ir::reduce_attr& attr, int rank)
+    {
+        std::vector<bool> reduced(static_cast<std::size_t>(rank), attr.all_axes);
+        for (int axis : attr.axes)
+        {
+            const int a = axis < 0 ? axis + rank : axis;
+            if (a >= 0 && a < rank)
+            {
+                reduced[static_cast<std::size_t>(a)] = true;
+            }
+        }
+        return reduced;
+    }
+
+    result<std::unique_ptr<kernel>> make_reduction_kernel(const ir::graph& g, const ir::node& n,
+                                                          const kernel_context& ctx)
+    {
+        if (n.code == ir::op::VAR || n.code == ir::op::STD)
+        {
+            return make_variance_kernel(g, n, ctx);
+        }
+        if (!ir::has(n.code, ir::prop::REDUCTION))
+        {
+            return status::unimplemented("not a reduction");
+        }
+        const ir::value_type& tin = g.type_of(n.inputs[0]);
+        if (tin.dims.rank() > reference::max_rank)
+        {
+            return status::unimplemented("rank above " + std::to_string(reference::max_rank));
+        }
+        const ir::dtype out = g.type_of(n.outputs[0]).elem;
+        ir::dtype compute = out; // sum/mean/prod accumulate in the result dtype
+        if (n.code == ir::op::ANY || n.code == ir::op::ALL)
+        {
+            compute = ir::dtype::bool_; // x != 0, NaN true
+        }
+        else if (n.code == ir::op::ARGMAX || n.code == ir::op::ARGMIN)
+        {
+            compute = tin.elem;
+        }
+        std::vector<bool> reduced = reduced_dims(n.attr_as<ir::reduce_attr>(), tin.dims.rank());
+        return std::unique_ptr<kernel>(
+            new reduction_kernel(n.code, compute, std::move(reduced), ctx.pool));
+    }
+} // namespace specula::backends::cpu
