@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <map>
 
@@ -294,6 +295,63 @@ namespace
             run_result planned = run_on(cpu_with(lanes), g, inputs, true, &ref);
             ASSERT_TRUE(planned.state) << planned.state.to_string();
             EXPECT_EQ(same_bytes(planned.outputs[0], fresh.outputs[0]), "");
+        }
+    }
+} // namespace
+
+namespace
+{
+    using namespace specula;
+    using namespace specula::backends;
+    using namespace specula::backends::testing;
+    using ir::dtype;
+
+    // Symbolic dims: the kernels size everything from the run's shapes, so one
+    // executable serves rows of any count, zero included.
+    TEST(cpu_kernels_layout, symbolic_dims_follow_each_run)
+    {
+        ir::module m;
+        ir::graph& g = m.add_graph("main");
+        ir::builder b(g);
+        const ir::shape rows(
+            std::vector<ir::dim>{ir::dim::symbol(g.new_symbol()), ir::dim::fixed(3)});
+        auto x = b.input({dtype::float64, rows}, "x");
+        auto idx = b.constant(ir::constant_attr::from_values(
+            dtype::int64, ir::shape{2},
+            {ir::scalar::of_int(dtype::int64, 2), ir::scalar::of_int(dtype::int64, -3)}));
+        auto mask = b.binary(ir::op::GT, x, b.constant(ir::scalar::of_float(dtype::float64, 0.0)));
+        b.output(b.reduce(ir::op::MEAN, x, {0}, false, 0), "mean0");
+        b.output(b.reduce(ir::op::MAX, x, {1}, true, 0), "max1");
+        b.output(b.reduce_all(ir::op::VAR, x, false, 1), "var");
+        b.output(b.gather(x, idx, 1), "take");
+        b.output(b.mask_select(x, mask), "select");
+        b.output(b.mask_update(x, mask, b.constant(ir::scalar::of_float(dtype::float64, -1.5))),
+                 "update");
+        b.output(b.slice_update(x, b.constant(ir::scalar::of_float(dtype::float64, 9.0)),
+                                {ir::slice_item::range(1, 0, 1)}),
+                 "tail");
+        b.output(b.concatenate({x, x}, 0), "twice");
+        ASSERT_TRUE(b.ok()) << b.state().message();
+        const reference::reference_backend ref;
+        const cpu::cpu_backend cpu_be = cpu_with(2);
+        auto exe = cpu_be.compile(g, target{});
+        ASSERT_TRUE(exe) << exe.error().to_string(); // every node the CPU backend's own
+        for (std::int64_t n : {5, 0, 1, 40000})
+        {
+            std::vector<double> values(static_cast<std::size_t>(n * 3));
+            for (std::size_t i = 0; i < values.size(); ++i)
+            {
+                values[i] = std::sin(0.37 * static_cast<double>(i)) * 100.0;
+            }
+            std::vector<buffer> inputs{f64({n, 3}, values)};
+            run_result got = run_on(cpu_be, g, inputs, true, &ref);
+            run_result want = run_on(ref, g, inputs);
+            ASSERT_EQ(got.state.code(), want.state.code()) << n << ": " << got.state.to_string();
+            for (std::size_t i = 0; got.state && i < got.outputs.size(); ++i)
+            {
+                EXPECT_EQ(same_bytes(got.outputs[i], want.outputs[i]), "")
+                    << "rows " << n << ", output " << i;
+            }
         }
     }
 } // namespace
