@@ -351,6 +351,13 @@ namespace specula::engine
         {
             std::cerr << "specula: " << r.name() << ": " << why << "\n";
         }
+        if (first_failure.index == -3)
+        {
+            // A tree that does not fit the recursion's walk (tree_inputs.hpp):
+            // a new specialisation would walk it the same way.
+            r.record_fallback(why);
+            return frame_exit::run_default;
+        }
         if (!r.record_guard_miss(why))
         {
             return frame_exit::run_default;
@@ -389,8 +396,15 @@ namespace specula::engine
                 r.mark_not_convertible(diagnostic);
                 return frame_exit::run_default;
             }
-            // Remember that calls like this one stay in CPython.
             std::shared_ptr<specialisation> fallback = last.partial();
+            if (fallback->tree)
+            {
+                // A recursion over a tree: what failed may be in the tree,
+                // which guards do not describe. Nothing is remembered.
+                r.record_fallback(diagnostic);
+                return frame_exit::run_default;
+            }
+            // Remember that calls like this one stay in CPython.
             fallback->fallback_only = true;
             fallback->fallback_reason = diagnostic;
             fallback->globals = py::reinterpret_borrow<py::object>(frame.globals);

@@ -55,6 +55,17 @@ namespace specula::engine
                 return false;
             }
         }
+        if (spec.tree)
+        {
+            // The tree is read at every call, as JANUS reads tree nodes.
+            const tree_plan& t = *spec.tree;
+            if (!t.walk(values[static_cast<size_t>(t.root_src)], t.last, failure.explain))
+            {
+                failure.source = -1;
+                failure.index = -3;
+                return false;
+            }
+        }
         return true;
     }
 
@@ -64,6 +75,10 @@ namespace specula::engine
         if (failure.index == -2)
         {
             return "called with other globals";
+        }
+        if (failure.index == -3)
+        {
+            return "guard miss: " + failure.explain;
         }
         if (failure.index == -1)
         {
@@ -219,6 +234,22 @@ namespace specula::engine
                 return true;
             }
         }
+        // A table of the tree walked by check_guards(), borrowed (the plan
+        // keeps it until the next call).
+        backends::buffer tree_input(const tree_plan& t, const graph_input& in)
+        {
+            tree_walk& w = t.last;
+            if (in.tree_count)
+            {
+                return backends::buffer::borrow(&w.nodes, ir::dtype::int64, {});
+            }
+            const auto k = static_cast<size_t>(in.tree_table);
+            if (t.tables[k].k == tree_table::kind::is_none)
+            {
+                return backends::buffer::borrow(w.bools[k].data(), ir::dtype::bool_, {w.nodes});
+            }
+            return backends::buffer::borrow(w.ints[k].data(), ir::dtype::int64, {w.nodes});
+        }
     } // namespace
 
     run_report run_specialisation(const specialisation& spec, const std::vector<PyObject*>& values,
@@ -233,6 +264,11 @@ namespace specula::engine
         inputs.reserve(spec.inputs.size());
         for (size_t k = 0; k < spec.inputs.size(); ++k)
         {
+            if (spec.tree && (spec.inputs[k].tree_count || spec.inputs[k].tree_table >= 0))
+            {
+                inputs.push_back(tree_input(*spec.tree, spec.inputs[k]));
+                continue;
+            }
             PyObject* v = values[static_cast<size_t>(spec.inputs[k].src)];
             if (spec.inputs[k].py_int)
             {

@@ -13,6 +13,7 @@
 #include "backends/executable.hpp"
 #include "engine/guards.hpp"
 #include "engine/sources.hpp"
+#include "engine/tree_inputs.hpp"
 #include "ir/graph.hpp"
 
 namespace specula::engine
@@ -71,6 +72,10 @@ namespace specula::engine
         int src = -1;
         bool py_float = false;
         bool py_int = false; // a relaxed Python int, fed as int64
+        // Recursion over a tree (tree_inputs.hpp): table `tree_table` of the
+        // walk, or the node count when `tree_count`.
+        int tree_table = -1;
+        bool tree_count = false;
     };
 
     struct specialisation
@@ -92,6 +97,8 @@ namespace specula::engine
         // picks: changing the mode drops it.
         bool numerics_dependent = false;
         std::string fallback_reason;
+        // Set when the graph runs a recursion over a tree of Python objects.
+        std::shared_ptr<tree_plan> tree;
         std::int64_t runs = 0;
         py::object globals; // the function's globals dict it was built for
     };

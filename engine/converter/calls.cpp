@@ -157,6 +157,10 @@ namespace specula::engine::converter
     // stored as an instance attribute, or a whitelisted NumPy function.
     cval converter::call_attribute(const cval& self, const std::string& name, py::handle node)
     {
+        if (self.k == cval::kind::tree)
+        {
+            return tree_method(self, name, node);
+        }
         if (self.k == cval::kind::object && generic_instance(self.obj.ptr()))
         {
             PyObject* in_type = _PyType_Lookup(Py_TYPE(self.obj.ptr()), py::str(name).ptr());
@@ -297,6 +301,10 @@ namespace specula::engine::converter
         if (code->co_flags & (CO_VARARGS | CO_VARKEYWORDS))
         {
             fail("call of " + name + " with *args/**kwargs parameters", node);
+        }
+        if (m_tree && code == m_frame.code && m_inlined.empty())
+        {
+            return tree_call(fn, args, node); // recursion.cpp
         }
         bool recursive = code == m_frame.code;
         for (const cval& outer : m_inlined)

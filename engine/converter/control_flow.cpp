@@ -45,6 +45,7 @@ namespace specula::engine::converter
             switch (a.k)
             {
             case cval::kind::array:
+            case cval::kind::tree:
                 return a.arr == b.arr;
             case cval::kind::object:
                 return a.src == b.src;
@@ -140,7 +141,9 @@ namespace specula::engine::converter
         {
             fail("effects inside an if on array data", node);
         }
-        if (m_spec->inputs.size() != inputs)
+        // Inputs are hoisted into the graph's body; only the recursion's
+        // loop body relies on that so far.
+        if (m_spec->inputs.size() != inputs && !m_tree)
         {
             fail("a value first read inside an if on array data", node);
         }

@@ -89,6 +89,13 @@ namespace specula::engine::converter
                 {
                     fail("source is not a plain function definition", py::handle());
                 }
+                if (code->co_argcount > 0 && calls_itself(body[0]) &&
+                    python_callable(m_frame.locals[0]) && !PyFunction_Check(m_frame.locals[0]))
+                {
+                    // f(node, ...) calling itself on a node's children.
+                    convert_recursion(body[0]);
+                    return;
+                }
                 int nargs = code->co_argcount + code->co_kwonlyargcount;
                 for (int i = 0; i < nargs; ++i)
                 {
@@ -144,7 +151,7 @@ namespace specula::engine::converter
         if (PyFloat_CheckExact(object) && m_profile.value_relaxed(path))
         {
             m_spec->guards.add(make_type_guard(src, &PyFloat_Type, path));
-            ir::value_id in = m_builder->input({ir::dtype::float64, ir::shape{}}, path);
+            ir::value_id in = hoisted_input({ir::dtype::float64, ir::shape{}}, path);
             m_spec->inputs.push_back({src, true});
             return new_array(in, surface::py_float);
         }
@@ -157,7 +164,7 @@ namespace specula::engine::converter
                 // A changing int becomes an int64 input; the range guard keeps
                 // every graph computation on it exact (python_int_binary).
                 m_spec->guards.add(make_int_range_guard(src, relaxed_int_lo, relaxed_int_hi, path));
-                ir::value_id in = m_builder->input({ir::dtype::int64, ir::shape{}}, path);
+                ir::value_id in = hoisted_input({ir::dtype::int64, ir::shape{}}, path);
                 graph_input gi{src, false};
                 gi.py_int = true;
                 m_spec->inputs.push_back(gi);
@@ -256,7 +263,7 @@ namespace specula::engine::converter
         }
         // Writeability is decided later (finish_graph) once writes are known.
         m_spec->guards.add(make_array_guard(src, array, symbolic, false, path));
-        ir::value_id in = m_builder->input({*elem, ir::shape(dims)}, path);
+        ir::value_id in = hoisted_input({*elem, ir::shape(dims)}, path);
         m_input_contiguous[in] = PyArray_IS_C_CONTIGUOUS(a);
         m_spec->inputs.push_back({src, false});
         cval v = new_array(in, PyArray_NDIM(a) == 0 ? surface::np_scalar : surface::ndarray);
@@ -324,6 +331,10 @@ namespace specula::engine::converter
 
     cval converter::read_attribute(const cval& obj, const std::string& name, py::handle node)
     {
+        if (obj.k == cval::kind::tree)
+        {
+            return tree_attribute(obj, name, node);
+        }
         if (obj.k != cval::kind::object)
         {
             fail("attribute ." + name + " of this value", node);
@@ -421,6 +432,8 @@ namespace specula::engine::converter
             return p;
         case cval::kind::dict:
             return dict_plan(v, node, identity_visible);
+        case cval::kind::tree:
+            fail("a tree node used as a value", node);
         case cval::kind::array:
             break;
         }

@@ -61,6 +61,8 @@ namespace specula::engine::converter
             object,   // an object read from source `src` (module, function, plain object...)
             tuple,    // items
             dict,     // dicts[dict]: a dict built by the converted code
+            tree,     // a node of the tree a recursion walks (recursion.cpp):
+                      // arrays[arr] holds its post-order index
         };
         kind k = kind::constant;
         py::object obj; // constant: the value; object: the object seen at conversion
@@ -111,6 +113,23 @@ namespace specula::engine::converter
     // few such values provably stay inside int64.
     inline constexpr std::int64_t relaxed_int_lo = -(std::int64_t{1} << 31);
     inline constexpr std::int64_t relaxed_int_hi = (std::int64_t{1} << 31) - 1;
+
+    // Converting a function that recurses over a tree of Python objects
+    // (recursion.cpp): its body becomes the body of an IR LOOP over the
+    // nodes in post-order, carrying the table of per-node results.
+    struct tree_state
+    {
+        std::shared_ptr<tree_plan> plan;
+        bool probing = false; // only finding the type a call returns
+        ir::value_type row;   // that type (known from the base case)
+        bool row_known = false;
+        std::int32_t symbol = -1; // the node count's symbolic dim
+        ir::value_id count = ir::no_id;
+        ir::value_id results = ir::no_id;         // loop arg: one row per node
+        ir::value_id aliases = ir::no_id;         // loop arg: the node's result is a view or input
+        std::map<int, ir::value_id> alias_of;     // array entry of a call's result -> its flag
+        std::map<int, ir::value_id> table_values; // plan table -> graph input
+    };
 
     struct call_args
     {
@@ -235,6 +254,21 @@ namespace specula::engine::converter
         cval read_free_var(const std::string& name, int index, py::handle node);
         py::object parsed_body(PyCodeObject* code, int& first_line);
 
+        // recursion.cpp: recursion over tree objects
+        bool calls_itself(py::handle fdef) const;
+        void convert_recursion(py::handle fdef);
+        void check_recursive_calls(py::handle fdef, std::vector<std::string>& children);
+        ir::value_type probe_row_type(py::handle fdef);
+        ir::value_id tree_table_value(tree_table::kind k, const std::string& field);
+        ir::value_id hoisted_input(const ir::value_type& type, const std::string& name);
+        cval tree_node_at(ir::value_id index);
+        ir::value_id tree_index(const cval& n, py::handle node);
+        cval tree_attribute(const cval& n, const std::string& name, py::handle node);
+        bool tree_none_test(py::handle compare, cval& out);
+        cval tree_method(const cval& self, const std::string& name, py::handle node);
+        cval tree_call(const cval& fn, const call_args& args, py::handle node);
+        void tree_return(py::handle node);
+
         // control_flow.cpp
         cval visit_comprehension(py::handle node, bool consumed_at_once);
         void visit_while(py::handle node);
@@ -310,6 +344,7 @@ namespace specula::engine::converter
         std::map<ir::value_id, bool> m_input_contiguous; // graph input -> C_CONTIGUOUS
         std::map<ir::value_id, layout> m_layouts;        // memo of layout_of()
 
+        std::unique_ptr<tree_state> m_tree; // set while converting a recursion over a tree
         py::object m_rest;        // the statements after the one being visited (visit_if takes it)
         bool m_cell_mode = false; // convert_cell_body(): module-level names, no inlining
         bool m_returned = false;

@@ -571,6 +571,11 @@ namespace specula::engine::converter
 
     cval converter::visit_compare(py::handle node)
     {
+        cval tested;
+        if (m_tree && tree_none_test(node, tested))
+        {
+            return tested;
+        }
         py::list ops = node.attr("ops");
         py::list rights = node.attr("comparators");
         cval left = visit_expr(node.attr("left"));
@@ -580,6 +585,10 @@ namespace specula::engine::converter
         }
         std::string op = node_type(ops[0]);
         cval right = visit_expr(rights[0]);
+        if (left.k == cval::kind::tree || right.k == cval::kind::tree)
+        {
+            fail("comparison of a tree node (only node.attr is None is converted)", node);
+        }
         if (op == "Is" || op == "IsNot")
         {
             bool known = left.k != cval::kind::tuple && right.k != cval::kind::tuple;

@@ -178,6 +178,12 @@ namespace specula::engine::converter
         {
             cval obj = visit_expr(target.attr("value"));
             std::string name = py::str(target.attr("attr"));
+            if (obj.k == cval::kind::tree)
+            {
+                fail("node attribute write ." + name +
+                         " in a recursion over a tree (not converted yet)",
+                     target);
+            }
             if (obj.k != cval::kind::object || PyModule_Check(obj.obj.ptr()) ||
                 Py_TYPE(obj.obj.ptr())->tp_setattro != PyObject_GenericSetAttr ||
                 !(Py_TYPE(obj.obj.ptr())->tp_flags & Py_TPFLAGS_HEAPTYPE))
@@ -376,6 +382,10 @@ namespace specula::engine::converter
         else
         {
             m_result = visit_expr(value);
+        }
+        if (m_tree && m_inlined.empty())
+        {
+            tree_return(node); // recursion.cpp: the node's row of the results
         }
         m_returned = true;
     }

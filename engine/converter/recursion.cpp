@@ -1,0 +1,462 @@
+// Recursion over a tree of Python objects (JANUS's TreeRNN): a function
+// `f(node, *rest)` whose recursive calls are `f(node.<child>, *rest)` is
+// converted once, as the body of an IR LOOP over the nodes in post-order.
+// The loop carries a table with one row per node: a recursive call on a
+// child reads the child's row, a return writes the node's own. At every call
+// the runner walks the tree along the same child attributes
+// (engine/tree_inputs.*), checks every node and feeds the node data the body
+// reads as int64/bool tables, so trees of every shape share one graph.
+// Every node runs the same NumPy calls CPython would, one node at a time, so
+// the results are NumPy's bits.
+#include "engine/converter/converter.hpp"
+
+#include <algorithm>
+
+namespace specula::engine::converter
+{
+    namespace
+    {
+        // Thrown out of a probe conversion once the base case told the type a
+        // call returns.
+        struct probe_done
+        {
+            ir::value_type row;
+        };
+
+        std::string node_type(py::handle node)
+        {
+            return py::str(node.get_type().attr("__name__"));
+        }
+
+        py::object ast_walk(py::handle fdef)
+        {
+            return py::module_::import("ast").attr("walk")(fdef);
+        }
+
+        bool calls_name(py::handle node, const std::string& name)
+        {
+            return node_type(node) == "Call" && node_type(node.attr("func")) == "Name" &&
+                   std::string(py::str(node.attr("func").attr("id"))) == name;
+        }
+
+        bool is_name(py::handle node, const std::string& name)
+        {
+            return node_type(node) == "Name" && std::string(py::str(node.attr("id"))) == name;
+        }
+    } // namespace
+
+    bool converter::calls_itself(py::handle fdef) const
+    {
+        const std::string name = py::str(fdef.attr("name"));
+        for (py::handle n : ast_walk(fdef))
+        {
+            if (calls_name(n, name))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // The recursion the loop can express: every recursive call passes a
+    // child attribute of the node and the other parameters unchanged, and no
+    // parameter is rebound (so every call sees the root call's values).
+    void converter::check_recursive_calls(py::handle fdef, std::vector<std::string>& children)
+    {
+        const std::string name = py::str(fdef.attr("name"));
+        std::vector<std::string> params;
+        for (py::handle a : fdef.attr("args").attr("args"))
+        {
+            params.push_back(py::str(a.attr("arg")));
+        }
+        for (py::handle n : ast_walk(fdef))
+        {
+            if (node_type(n) == "Name" && node_type(n.attr("ctx")) != "Load" &&
+                std::find(params.begin(), params.end(), std::string(py::str(n.attr("id")))) !=
+                    params.end())
+            {
+                fail("parameter " + std::string(py::str(n.attr("id"))) +
+                         " rebound in a recursive function",
+                     n);
+            }
+            if (!calls_name(n, name))
+            {
+                continue;
+            }
+            py::list args = n.attr("args");
+            bool plain = py::len(n.attr("keywords")) == 0 && py::len(args) == params.size() &&
+                         node_type(args[0]) == "Attribute" &&
+                         is_name(args[0].attr("value"), params[0]);
+            for (size_t i = 1; plain && i < params.size(); ++i)
+            {
+                plain = is_name(args[i], params[i]);
+            }
+            if (!plain)
+            {
+                fail("recursive call of " + name + " with other arguments than (" + params[0] +
+                         ".<child>, the other parameters unchanged)",
+                     n);
+            }
+            std::string child = py::str(args[0].attr("attr"));
+            if (std::find(children.begin(), children.end(), child) == children.end())
+            {
+                children.push_back(child);
+            }
+        }
+    }
+
+    // The type a call returns, from a throw-away conversion that stops at the
+    // first recursive call (the base case has returned by then).
+    ir::value_type converter::probe_row_type(py::handle fdef)
+    {
+        converter probe(m_frame, m_profile, m_whitelist, m_config);
+        probe.m_spec = std::make_shared<specialisation>();
+        probe.m_spec->module = std::make_unique<ir::module>();
+        probe.p_graph = &probe.m_spec->module->add_graph("main");
+        probe.m_builder = std::make_unique<ir::builder>(*probe.p_graph);
+        probe.m_file = m_file;
+        probe.m_first_line = m_first_line;
+        probe.p_code = p_code;
+        probe.m_tree = std::make_unique<tree_state>();
+        probe.m_tree->probing = true;
+        try
+        {
+            probe.convert_recursion(fdef);
+        }
+        catch (const probe_done& done)
+        {
+            return done.row;
+        }
+        fail("recursive function whose base case returns no array", fdef);
+    }
+
+    ir::value_id converter::hoisted_input(const ir::value_type& type, const std::string& name)
+    {
+        // Inputs belong to the graph's body, also when first read inside a
+        // branch or the recursion's loop (whose op is created after its body).
+        ir::builder::insertion_guard keep(*m_builder);
+        m_builder->set_insertion_end(p_graph->body());
+        return m_builder->input(type, name);
+    }
+
+    ir::value_id converter::tree_table_value(tree_table::kind k, const std::string& field)
+    {
+        const int index = m_tree->plan->table_index(k, field);
+        auto found = m_tree->table_values.find(index);
+        if (found != m_tree->table_values.end())
+        {
+            return found->second;
+        }
+        const ir::dtype elem = k == tree_table::kind::is_none ? ir::dtype::bool_ : ir::dtype::int64;
+        const char* what = k == tree_table::kind::child     ? ".index"
+                           : k == tree_table::kind::is_none ? ".is_none"
+                                                            : "";
+        ir::value_id in = hoisted_input({elem, ir::shape({ir::dim::symbol(m_tree->symbol)})},
+                                        "tree." + field + what);
+        graph_input gi;
+        gi.tree_table = index;
+        m_spec->inputs.push_back(gi);
+        m_tree->table_values[index] = in;
+        return in;
+    }
+
+    cval converter::tree_node_at(ir::value_id index)
+    {
+        cval n = new_array(index, surface::py_int);
+        m_arrays[static_cast<size_t>(n.arr)].int_lo = 0;
+        m_arrays[static_cast<size_t>(n.arr)].int_hi = relaxed_int_hi;
+        n.k = cval::kind::tree;
+        return n;
+    }
+
+    ir::value_id converter::tree_index(const cval& n, py::handle)
+    {
+        return m_arrays[static_cast<size_t>(n.arr)].value;
+    }
+
+    // `node.<child>`: the child node (asserted present: CPython would fail on
+    // None); `node.<field>`: an int from the node's __dict__, as a Python int.
+    cval converter::tree_attribute(const cval& n, const std::string& name, py::handle node)
+    {
+        const ir::value_id index = tree_index(n, node);
+        const auto& children = m_tree->plan->children;
+        if (std::find(children.begin(), children.end(), name) != children.end())
+        {
+            ir::value_id child =
+                m_builder->gather(tree_table_value(tree_table::kind::child, name), index, 0);
+            ir::value_id zero = m_builder->constant(ir::scalar::of_int(ir::dtype::int64, 0));
+            add_assert(m_builder->binary(ir::op::GE, child, zero),
+                       "tree node attribute ." + name + " is None at " + where(node));
+            return tree_node_at(child);
+        }
+        ir::value_id none =
+            m_builder->gather(tree_table_value(tree_table::kind::is_none, name), index, 0);
+        add_assert(m_builder->unary(ir::op::LOGICAL_NOT, none),
+                   "tree node attribute ." + name + " is None at " + where(node));
+        cval v = new_array(
+            m_builder->gather(tree_table_value(tree_table::kind::int_value, name), index, 0),
+            surface::py_int);
+        m_arrays[static_cast<size_t>(v.arr)].int_lo = relaxed_int_lo;
+        m_arrays[static_cast<size_t>(v.arr)].int_hi = relaxed_int_hi;
+        return v;
+    }
+
+    // `x.<field> is None` / `is not None` where x is a tree node: the node
+    // data say (no value is read, so None is no failure here).
+    bool converter::tree_none_test(py::handle compare, cval& out)
+    {
+        py::list ops = compare.attr("ops");
+        py::handle left = compare.attr("left");
+        if (py::len(ops) != 1 || node_type(left) != "Attribute" ||
+            node_type(left.attr("value")) != "Name")
+        {
+            return false;
+        }
+        const std::string op = node_type(ops[0]);
+        py::handle right = py::list(compare.attr("comparators"))[0];
+        if ((op != "Is" && op != "IsNot") || node_type(right) != "Constant" ||
+            !right.attr("value").is_none())
+        {
+            return false;
+        }
+        auto local = m_locals.find(py::str(left.attr("value").attr("id")));
+        if (local == m_locals.end() || local->second.k != cval::kind::tree)
+        {
+            return false;
+        }
+        const std::string field = py::str(left.attr("attr"));
+        const ir::value_id index = tree_index(local->second, compare);
+        ir::value_id none =
+            m_builder->gather(tree_table_value(tree_table::kind::is_none, field), index, 0);
+        if (op == "IsNot")
+        {
+            none = m_builder->unary(ir::op::LOGICAL_NOT, none);
+        }
+        out = new_array(none, surface::py_bool);
+        return true;
+    }
+
+    // `node.method(...)`: the method the node class holds, guarded through
+    // the root's class (every node has that class: the walk checks it, and
+    // that no node's __dict__ shadows the method).
+    cval converter::tree_method(const cval& self, const std::string& name, py::handle node)
+    {
+        const tree_plan& plan = *m_tree->plan;
+        auto* type = reinterpret_cast<PyTypeObject*>(plan.node_class.ptr());
+        PyObject* fn = _PyType_Lookup(type, py::str(name).ptr());
+        if (fn == nullptr || !PyFunction_Check(fn))
+        {
+            fail("call of ." + name + " on a tree node (not a plain method)", node);
+        }
+        const std::string path = m_spec->sources[plan.root_src].path + "." + name + "@class";
+        int src = m_spec->sources.add(
+            source{source_kind::class_attr, plan.root_src, 0, py::str(name), path});
+        owned_refs owned;
+        std::vector<PyObject*> values(static_cast<size_t>(m_spec->sources.size()), nullptr);
+        values[static_cast<size_t>(plan.root_src)] = m_frame.locals[0];
+        PyObject* found = m_spec->sources.resolve(src, m_frame, values, owned);
+        if (found == nullptr)
+        {
+            fail("method ." + name + " shadowed by the root node's instance attribute", node);
+        }
+        auto& names = m_tree->plan->class_names;
+        if (std::find(names.begin(), names.end(), name) == names.end())
+        {
+            names.push_back(name);
+        }
+        return call_python(read_source(src, found), visit_args(node), node, &self);
+    }
+
+    // `f(node.child, *rest)`: the child's row of the loop's result table.
+    cval converter::tree_call(const cval& fn, const call_args& args, py::handle node)
+    {
+        if (args.positional.empty() || args.positional[0].k != cval::kind::tree)
+        {
+            fail("recursive call on something other than a child of the node", node);
+        }
+        cval code = raw_attribute(fn, "__code__", true, node);
+        if (code.obj.ptr() != reinterpret_cast<PyObject*>(m_frame.code))
+        {
+            fail("recursive call of another function of the same name", node);
+        }
+        if (m_tree->probing)
+        {
+            if (m_tree->row_known)
+            {
+                throw probe_done{m_tree->row};
+            }
+            fail("recursive call before a base case returned (the base case must come first)",
+                 node);
+        }
+        const ir::value_id child = tree_index(args.positional[0], node);
+        cval r = new_array(m_builder->gather(m_tree->results, child, 0), surface::ndarray);
+        // CPython returns the child's object itself: an in-place update of it
+        // could write through to whatever that is.
+        m_arrays[static_cast<size_t>(r.arr)].escaped = true;
+        m_tree->alias_of[r.arr] = m_builder->gather(m_tree->aliases, child, 0);
+        return r;
+    }
+
+    // A return of the recursive function itself: m_result becomes (its row,
+    // whether that is a view or an input array: only the root's result
+    // reaches Python, and there identity matters).
+    void converter::tree_return(py::handle node)
+    {
+        const cval v = m_result;
+        if (v.k != cval::kind::array ||
+            m_arrays[static_cast<size_t>(v.arr)].surf != surface::ndarray)
+        {
+            fail("recursive function over a tree returning something other than an array", node);
+        }
+        const array_entry e = m_arrays[static_cast<size_t>(v.arr)];
+        const ir::value_type t = type_of(e.value);
+        if (m_tree->row_known && t != m_tree->row)
+        {
+            fail("recursive function returning " + t.to_string() + " and " +
+                     m_tree->row.to_string(),
+                 node);
+        }
+        m_tree->row = t;
+        m_tree->row_known = true;
+        auto found = m_tree->alias_of.find(v.arr);
+        ir::value_id flag =
+            found != m_tree->alias_of.end()
+                ? found->second
+                : m_builder->constant(ir::scalar::of_bool(e.src >= 0 || e.view_of >= 0));
+        cval pair;
+        pair.k = cval::kind::tuple;
+        pair.items = {new_array(e.value, surface::ndarray), new_array(flag, surface::ndarray)};
+        m_result = pair;
+    }
+
+    void converter::convert_recursion(py::handle fdef)
+    {
+        PyCodeObject* code = m_frame.code;
+        if (code->co_kwonlyargcount != 0 || code->co_posonlyargcount != 0 || code->co_argcount < 1)
+        {
+            fail("recursive function with keyword-only or positional-only parameters", fdef);
+        }
+        if (!m_tree)
+        {
+            m_tree = std::make_unique<tree_state>();
+        }
+        m_tree->plan = std::make_shared<tree_plan>();
+        tree_plan& plan = *m_tree->plan;
+        check_recursive_calls(fdef, plan.children);
+        m_spec->tree = m_tree->plan;
+        const std::string node_param = arg_path(code, 0);
+        PyObject* root = m_frame.locals[0];
+        PyTypeObject* type = Py_TYPE(root);
+        plan.root_src =
+            m_spec->sources.add(source{source_kind::arg, -1, 0, py::none(), node_param});
+        m_spec->guards.add(make_type_guard(plan.root_src, type, node_param));
+        if (type->tp_getattro != PyObject_GenericGetAttr ||
+            !(type->tp_flags & Py_TPFLAGS_HEAPTYPE) || _PyObject_GetDictPtr(root) == nullptr)
+        {
+            fail("recursion over a " + std::string(type->tp_name) +
+                     " object (tree nodes must be instances of a plain class)",
+                 fdef);
+        }
+        plan.node_class = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(type));
+        for (int i = 1; i < code->co_argcount; ++i)
+        {
+            source s{source_kind::arg, -1, i, py::none(), arg_path(code, i)};
+            m_locals[s.path] = read_source(m_spec->sources.add(s), m_frame.locals[i]);
+        }
+        const bool probing = m_tree->probing;
+        if (!probing)
+        {
+            m_tree->row = probe_row_type(fdef);
+            m_tree->row_known = true;
+        }
+        m_tree->count = m_builder->input({ir::dtype::int64, ir::shape{}}, "tree.nodes");
+        graph_input count_input;
+        count_input.tree_count = true;
+        m_spec->inputs.push_back(count_input);
+        m_tree->symbol = p_graph->new_symbol();
+        if (m_tree->symbol >= max_symbols)
+        {
+            fail("too many symbolic dims", fdef);
+        }
+        if (!m_tree->row.dims.static_sizes())
+        {
+            fail("recursive function returning arrays of a varying shape", fdef);
+        }
+        const ir::dim n = ir::dim::symbol(m_tree->symbol);
+        std::vector<ir::dim> row_dims{n};
+        for (const ir::dim& d : m_tree->row.dims.dims())
+        {
+            row_dims.push_back(d);
+        }
+        const ir::value_type results_type{m_tree->row.elem, ir::shape(row_dims)};
+        const ir::value_type aliases_type{ir::dtype::bool_, ir::shape({n})};
+        std::vector<ir::value_type> arg_types{{ir::dtype::int64, ir::shape{}}, aliases_type};
+        if (!probing)
+        {
+            arg_types.push_back(results_type);
+        }
+        ir::region_id body = m_builder->new_region(arg_types);
+        {
+            ir::builder::insertion_guard keep(*m_builder);
+            m_builder->set_insertion_end(body);
+            const ir::value_id index = m_builder->arg(body, 0);
+            m_tree->aliases = m_builder->arg(body, 1);
+            m_tree->results = probing ? ir::no_id : m_builder->arg(body, 2);
+            m_locals[node_param] = tree_node_at(index);
+            visit_body(fdef.attr("body"));
+            if (probing && m_tree->row_known)
+            {
+                throw probe_done{m_tree->row};
+            }
+            if (!m_returned || m_result.k != cval::kind::tuple)
+            {
+                fail("recursive function over a tree that does not return an array on every "
+                     "path (node attribute writes are not converted yet)",
+                     fdef);
+            }
+            if (!m_spec->effects.empty() || !m_heap_writes.empty())
+            {
+                fail("effects in a recursive function over a tree (not converted yet)", fdef);
+            }
+            const ir::value_id row = value_of(m_result.items[0], fdef);
+            const ir::value_id alias = value_of(m_result.items[1], fdef);
+            m_builder->set_results(body,
+                                   {m_builder->gather_update(m_tree->aliases, index, alias, 0),
+                                    m_builder->gather_update(m_tree->results, index, row, 0)});
+        }
+        // Initial tables shaped from a node table (creation ops take static
+        // shapes only); every row is written before it is read (post-order).
+        const ir::value_id first =
+            tree_table_value(tree_table::kind::child, m_tree->plan->children[0]);
+        ir::value_id base = m_builder->cast(first, results_type.elem);
+        std::vector<int> row_axes;
+        for (int a = 0; a < m_tree->row.dims.rank(); ++a)
+        {
+            row_axes.push_back(a + 1);
+        }
+        if (!row_axes.empty())
+        {
+            base = m_builder->expand_dims(base, row_axes);
+        }
+        std::vector<ir::value_id> init{
+            m_builder->binary(ir::op::NE, first, first),
+            m_builder->binary(ir::op::ADD, base,
+                              m_builder->zeros(m_tree->row.dims, m_tree->row.elem))};
+        std::vector<ir::value_id> out =
+            m_builder->loop(ir::loop_attr{true, false}, m_tree->count, ir::no_id, init, body);
+        if (out.size() != 2)
+        {
+            fail("IR rejected the recursion's loop (" + m_builder->state().message() + ")", fdef);
+        }
+        // The root is the last node in post-order.
+        ir::value_id root_index =
+            m_builder->binary(ir::op::SUB, m_tree->count,
+                              m_builder->constant(ir::scalar::of_int(ir::dtype::int64, 1)));
+        add_assert(m_builder->unary(ir::op::LOGICAL_NOT, m_builder->gather(out[0], root_index, 0)),
+                   "the root's result is a view or an input array (CPython returns that object)");
+        m_result = new_array(m_builder->gather(out[1], root_index, 0), surface::ndarray);
+        m_returned = true;
+        m_spec->tree = m_tree->plan;
+        finish_graph();
+    }
+} // namespace specula::engine::converter

@@ -1,0 +1,191 @@
+#include "engine/tree_inputs.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace specula::engine
+{
+    namespace
+    {
+        // Frames a converted body may add on top of the recursion itself
+        // (inlined helpers, at most 16 deep, plus NumPy's Python wrappers).
+        constexpr int frame_margin = 64;
+
+        // Ints the graph holds exactly and may add or multiply a few of
+        // (the converter's relaxed-int range).
+        constexpr long long int_lo = -(1LL << 31);
+        constexpr long long int_hi = (1LL << 31) - 1;
+
+        struct pending
+        {
+            PyObject* node; // borrowed: the tree holds it for the whole call
+            PyObject* dict; // borrowed: its __dict__
+            int depth;
+            bool expanded;
+        };
+    } // namespace
+
+    int tree_plan::table_index(tree_table::kind k, const std::string& field)
+    {
+        for (size_t i = 0; i < tables.size(); ++i)
+        {
+            if (tables[i].k == k && tables[i].field == field)
+            {
+                return static_cast<int>(i);
+            }
+        }
+        tables.push_back({k, field});
+        return static_cast<int>(tables.size()) - 1;
+    }
+
+    bool tree_plan::walk(PyObject* root, tree_walk& out, std::string& why) const
+    {
+        auto* type = reinterpret_cast<PyTypeObject*>(node_class.ptr());
+        if (type->tp_getattro != PyObject_GenericGetAttr)
+        {
+            why = "tree node class " + std::string(type->tp_name) + " has a custom __getattr__";
+            return false;
+        }
+        // Field and method names as the str objects the dicts are keyed by.
+        std::vector<py::str> child_keys(children.begin(), children.end());
+        std::vector<py::str> table_keys;
+        for (const tree_table& t : tables)
+        {
+            table_keys.emplace_back(t.field);
+            if (_PyType_Lookup(type, table_keys.back().ptr()) != nullptr)
+            {
+                why = "tree node attribute ." + t.field + " defined by the class";
+                return false;
+            }
+        }
+        std::vector<py::str> method_keys(class_names.begin(), class_names.end());
+        for (const py::str& k : child_keys)
+        {
+            if (_PyType_Lookup(type, k.ptr()) != nullptr)
+            {
+                why = "tree node attribute ." + std::string(k) + " defined by the class";
+                return false;
+            }
+        }
+        out.nodes = 0;
+        out.ints.assign(tables.size(), {});
+        out.bools.assign(tables.size(), {});
+        std::unordered_set<PyObject*> seen;
+        std::vector<pending> stack;
+        std::unordered_map<PyObject*, std::int64_t> index_of;
+        int max_depth = 0;
+
+        auto enter = [&](PyObject* node, int depth) -> bool
+        {
+            if (Py_TYPE(node) != type)
+            {
+                why = "tree node of class " + std::string(Py_TYPE(node)->tp_name) + " instead of " +
+                      type->tp_name;
+                return false;
+            }
+            if (!seen.insert(node).second)
+            {
+                why = "tree node reached twice (a shared or cyclic structure)";
+                return false;
+            }
+            PyObject** dict_ptr = _PyObject_GetDictPtr(node);
+            if (dict_ptr == nullptr || *dict_ptr == nullptr)
+            {
+                why = "tree node without a __dict__";
+                return false;
+            }
+            for (const py::str& m : method_keys)
+            {
+                if (PyDict_GetItemWithError(*dict_ptr, m.ptr()) != nullptr)
+                {
+                    why = "tree node whose instance shadows the method ." + std::string(m);
+                    return false;
+                }
+            }
+            max_depth = std::max(max_depth, depth);
+            stack.push_back({node, *dict_ptr, depth, false});
+            return true;
+        };
+
+        if (!enter(root, 1))
+        {
+            return false;
+        }
+        while (!stack.empty())
+        {
+            pending& top = stack.back();
+            if (!top.expanded)
+            {
+                top.expanded = true;
+                PyObject* dict = top.dict;
+                const int depth = top.depth;
+                // Children pushed in reverse so the first is finished first
+                // (the order the recursive calls run in).
+                for (size_t c = child_keys.size(); c-- > 0;)
+                {
+                    PyObject* child = PyDict_GetItemWithError(dict, child_keys[c].ptr());
+                    if (child == nullptr)
+                    {
+                        PyErr_Clear();
+                        why = "tree node without attribute ." + children[c];
+                        return false;
+                    }
+                    if (child != Py_None && !enter(child, depth + 1))
+                    {
+                        return false;
+                    }
+                }
+                continue;
+            }
+            PyObject* node = top.node;
+            PyObject* dict = top.dict;
+            stack.pop_back();
+            index_of[node] = out.nodes++;
+            for (size_t t = 0; t < tables.size(); ++t)
+            {
+                PyObject* v = PyDict_GetItemWithError(dict, table_keys[t].ptr());
+                if (v == nullptr)
+                {
+                    PyErr_Clear();
+                    why = "tree node without attribute ." + tables[t].field;
+                    return false;
+                }
+                switch (tables[t].k)
+                {
+                case tree_table::kind::is_none:
+                    out.bools[t].push_back(v == Py_None ? 1 : 0);
+                    break;
+                case tree_table::kind::child:
+                    // Children finished before their parent: their index is known.
+                    out.ints[t].push_back(v == Py_None ? -1 : index_of.at(v));
+                    break;
+                case tree_table::kind::int_value:
+                {
+                    long long x = 0;
+                    if (v != Py_None)
+                    {
+                        int overflow = 0;
+                        x = PyLong_CheckExact(v) ? PyLong_AsLongLongAndOverflow(v, &overflow) : 0;
+                        if (!PyLong_CheckExact(v) || overflow != 0 || x < int_lo || x > int_hi)
+                        {
+                            why = "tree node attribute ." + tables[t].field +
+                                  " is not an int in [-2**31, 2**31)";
+                            return false;
+                        }
+                    }
+                    out.ints[t].push_back(x);
+                    break;
+                }
+                }
+            }
+        }
+        // CPython would raise RecursionError on a tree this deep: let it.
+        if (max_depth + frame_margin >= PyThreadState_Get()->recursion_remaining)
+        {
+            why = "tree deeper than the recursion limit allows";
+            return false;
+        }
+        return true;
+    }
+} // namespace specula::engine
