@@ -72,6 +72,9 @@ namespace specula::backends::cpu
     // constant, zeros/ones/full/fill, arange, eye, shape_dim: creation_kernels.cpp.
     result<std::unique_ptr<kernel>> make_creation_kernel(const ir::graph& g, const ir::node& n,
                                                          const kernel_context& ctx);
+    // np.outer: outer_kernels.cpp.
+    result<std::unique_ptr<kernel>> make_outer_kernel(const ir::graph& g, const ir::node& n,
+                                                      const kernel_context& ctx);
     // Every reduction sum_kernels.cpp leaves: reduction_kernels.cpp, variance_kernels.cpp.
     result<std::unique_ptr<kernel>> make_reduction_kernel(const ir::graph& g, const ir::node& n,
                                                           const kernel_context& ctx);

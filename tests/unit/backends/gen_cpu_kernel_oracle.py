@@ -251,13 +251,31 @@ def reduction_programs(rng, out):
     return k
 
 
+def outer_programs(rng, out):
+    k = 0
+    for dt in DTYPES:
+        for other in (dt, "int64", "float64"):
+            for m, n in ((3, 5), (1, 1), (0, 4), (200, 180)):
+                if m * n > 1000 and dt not in LARGE:
+                    continue
+                a = values(rng, dt, (m,))
+                b = values(rng, other, (n,))
+                p = program(f"outer_{k}", [a, b])
+                p.step("outer", [0, 1], [], np.outer)
+                k += p.write(out)
+        p = program(f"outer_{k}", [values(rng, dt, (2, 3)), values(rng, dt, (4,))])
+        p.step("outer", [0, 1], [], np.outer)
+        k += p.write(out)
+    return k
+
+
 def main():
     rng = np.random.default_rng(20261122)
     with open(sys.argv[1], "w") as out:
         total = 0
         for make in (gather_programs, gather_update_programs, mask_programs,
                      slice_update_programs, concat_programs, creation_programs,
-                     reduction_programs):
+                     reduction_programs, outer_programs):
             total += make(rng, out)
     print(f"{total} programs")
 

@@ -179,6 +179,11 @@ namespace
         run_family("reduce_");
     }
 
+    TEST_P(cpu_kernels, outer)
+    {
+        run_family("outer_");
+    }
+
     INSTANTIATE_TEST_SUITE_P(lanes, cpu_kernels, ::testing::Values(1, 2),
                              [](const auto& info)
                              { return std::to_string(info.param) + "_lanes"; });
