@@ -24,6 +24,7 @@
 #include "backends/reference/pairwise.hpp"
 #include "backends/reference/view.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace specula::backends::cpu
@@ -157,11 +158,78 @@ namespace specula::backends::cpu
                 });
         }
 
+        // The input's innermost group is kept (stride 1): each row of k outputs
+        // folds whole input rows, element j of every row in C order of the
+        // reduced elements. Per output that is for_each_run's sequence, only
+        // vectorised across the row (sum/mean/prod/max/min).
+        template <class T>
+        void reduce_rows(ir::op code, const reduce_plan& p, const T* x, T* y, thread_pool* pool)
+        {
+            const std::int64_t k = p.kept_size[p.num_kept - 1];
+            reduce_plan rows = p; // one output per row of k
+            rows.num_kept -= 1;
+            rows.outputs = p.outputs / k;
+            rows.count = p.count * k; // elements per row: for_outputs' lane threshold
+            for_outputs(rows, pool,
+                        [&](std::int64_t r)
+                        {
+                            T* acc = y + r * k;
+                            const bool is_prod = code == ir::op::PROD;
+                            const bool extremum = code == ir::op::MAX || code == ir::op::MIN;
+                            std::fill(acc, acc + k, is_prod ? T(1) : T(0));
+                            bool first = true;
+                            for_each_run(p, output_base(rows, r),
+                                         [&](std::int64_t at)
+                                         {
+                                             const T* src = x + at;
+                                             for (std::int64_t j = 0; j < k; ++j)
+                                             {
+                                                 if (extremum)
+                                                 {
+                                                     acc[j] = first ? src[j]
+                                                              : code == ir::op::MAX
+                                                                  ? npm::maximum(acc[j], src[j])
+                                                                  : npm::minimum(acc[j], src[j]);
+                                                 }
+                                                 else
+                                                 {
+                                                     acc[j] = is_prod
+                                                                  ? npm::wrap_mul(acc[j], src[j])
+                                                                  : npm::wrap_add(acc[j], src[j]);
+                                                 }
+                                             }
+                                             first = false;
+                                         });
+                            if (code == ir::op::MEAN)
+                            {
+                                for (std::int64_t j = 0; j < k; ++j)
+                                {
+                                    acc[j] = static_cast<T>(acc[j] / static_cast<T>(p.count));
+                                }
+                            }
+                        });
+        }
+
         template <class T>
         status reduce_typed(ir::op code, const reduce_plan& p, const std::byte* in, std::byte* out,
                             thread_pool* pool)
         {
             const T* x = reinterpret_cast<const T*>(in);
+            const bool row_wise = code == ir::op::SUM || code == ir::op::MEAN ||
+                                  code == ir::op::PROD || code == ir::op::MAX ||
+                                  code == ir::op::MIN;
+            if (row_wise && p.run == 1 && p.num_kept > 0 && p.count > 1 && p.outputs > 0)
+            {
+                if constexpr (std::is_same_v<T, bool>)
+                {
+                    if (code != ir::op::MAX && code != ir::op::MIN)
+                    {
+                        return status::internal("sum/prod accumulate in int64 or a float");
+                    }
+                }
+                reduce_rows(code, p, x, reinterpret_cast<T*>(out), pool);
+                return status::ok();
+            }
             switch (code)
             {
             case ir::op::SUM:
