@@ -373,6 +373,12 @@ namespace specula::engine
         std::string diagnostic;
         auto convert = [&](converter::converter& c)
         {
+            if (rec.function_loop)
+            {
+                converter::function_loop_scope scope{rec.loop_names, rec.loop_locals,
+                                                     rec.cell_names, rec.loop_bound};
+                return c.convert_function_loop(rec.cell_body, scope, diagnostic);
+            }
             return rec.cell_body
                        ? c.convert_cell_body(rec.cell_body, r.file(), rec.cell_names, diagnostic)
                        : c.convert(diagnostic);

@@ -35,6 +35,14 @@ namespace specula::engine
         // every name they mention; null for functions.
         py::object cell_body;
         std::vector<std::string> cell_names;
+        // A loop inside a function (on-stack replacement): every name its
+        // body mentions, the function's locals among them (the frame view's
+        // `locals`, in this order), the names the body binds; `cell_names`
+        // then holds the globals.
+        bool function_loop = false;
+        std::vector<std::string> loop_names;
+        std::vector<std::string> loop_locals;
+        std::vector<std::string> loop_bound;
     };
 
     class engine_core

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/engine_core.hpp"
+#include "engine/loop_locals.hpp"
 #include "engine/sources.hpp"
 
 namespace specula::engine
@@ -21,6 +22,7 @@ namespace specula::engine
             region_record* rec = nullptr; // owned by engine_core's registry
             bool unavailable = false;     // describing the loop failed: CPython for good
             bool cell = false;            // a whole cell (run again), not a loop
+            bool in_function = false;     // a loop inside a function (on-stack replacement)
             // The last entry let CPython run the body: the next entry (in
             // the same cell) ends that iteration's timing.
             bool timing = false;
@@ -48,24 +50,45 @@ namespace specula::engine
         {
             py::tuple d = py::module_::import("specula.cell_loops").attr("describe")(id);
             std::string file = "<cell>";
+            const std::string kind = py::str(d[4]);
             PyFrameObject* frame = PyEval_GetFrame(); // borrowed
-            if (frame != nullptr)
+            // New reference (null without a frame); the code the loop runs in.
+            py::object code = py::reinterpret_steal<py::object>(
+                frame != nullptr ? reinterpret_cast<PyObject*>(PyFrame_GetCode(frame)) : nullptr);
+            if (code)
             {
-                PyCodeObject* code = PyFrame_GetCode(frame); // new reference
-                file = py::str(code->co_filename);
-                Py_DECREF(code);
+                file = py::str(code.attr("co_filename"));
             }
             engine_core& core = engine_core::instance();
             auto rec = std::make_unique<region_record>();
             rec->r =
                 std::make_unique<region>(py::str(d[0]).cast<std::string>(), file, d[1].cast<int>(),
                                          loop_region::loop_config(core.settings()));
-            const bool cell = py::str(d[4]).cast<std::string>() == "cell";
+            const bool cell = kind == "cell";
             rec->kind = cell ? "cell" : "loop";
             rec->cell_body = d[2];
             for (py::handle name : d[3])
             {
                 rec->cell_names.push_back(py::str(name));
+            }
+            if (kind == "function_loop")
+            {
+                if (!code)
+                {
+                    throw std::runtime_error("a loop in a function entered without a frame");
+                }
+                // CPython's compiler decided each name's scope: the function's
+                // fast locals are read from the frame, the rest are globals.
+                rec->function_loop = true;
+                rec->loop_names = rec->cell_names;
+                loop_names split =
+                    split_loop_names(reinterpret_cast<PyCodeObject*>(code.ptr()), rec->cell_names);
+                rec->loop_locals = std::move(split.locals);
+                rec->cell_names = std::move(split.globals);
+                for (py::handle name : d[5])
+                {
+                    rec->loop_bound.push_back(py::str(name));
+                }
             }
             if (cell)
             {
@@ -103,6 +126,7 @@ namespace specula::engine
                 {
                     st.rec = create(id);
                     st.cell = std::string(st.rec->kind) == "cell";
+                    st.in_function = st.rec->function_loop;
                 }
                 catch (const std::exception&)
                 {
@@ -113,6 +137,96 @@ namespace specula::engine
                 }
             }
             return st.rec != nullptr ? &st : nullptr;
+        }
+
+        // One entry of a loop at a cell's module level: every name is a
+        // global. A new reference to True (ran as a graph) or False, or NULL
+        // with an exception set.
+        PyObject* enter_in_cell(long id, region_record& rec)
+        {
+            frame_hook::frame_view view{nullptr, PyEval_GetGlobals(), PyEval_GetBuiltins(), nullptr,
+                                        nullptr};
+            if (view.globals == nullptr || view.builtins == nullptr)
+            {
+                Py_RETURN_FALSE;
+            }
+            PyObject* result = nullptr;
+            frame_exit exit = engine_core::instance().enter_region(rec, view, &result);
+            if (is_terminal(rec.r->state()))
+            {
+                settle(id);
+            }
+            switch (exit)
+            {
+            case frame_exit::run_compiled:
+                g_broke = PyObject_IsTrue(result) == 1;
+                Py_DECREF(result);
+                Py_RETURN_TRUE;
+            case frame_exit::fail:
+                return nullptr;
+            case frame_exit::run_default:
+                break;
+            }
+            Py_RETURN_FALSE;
+        }
+
+        // One entry of a loop inside a running function (on-stack
+        // replacement): the loop's locals are read from the caller's frame
+        // and are the graph's arguments; after the commit the locals the
+        // iteration rebound are written back into the frame. Same answers as
+        // enter_in_cell.
+        PyObject* enter_in_function(long id, region_record& rec)
+        {
+            PyFrameObject* frame = PyEval_GetFrame(); // borrowed
+            if (frame == nullptr)
+            {
+                Py_RETURN_FALSE;
+            }
+            // New reference; frame_view holds it borrowed.
+            py::object code = py::reinterpret_steal<py::object>(
+                reinterpret_cast<PyObject*>(PyFrame_GetCode(frame)));
+            if (!(reinterpret_cast<PyCodeObject*>(code.ptr())->co_flags & CO_OPTIMIZED))
+            {
+                // Not a function frame: f_locals would be the real namespace.
+                Py_RETURN_FALSE;
+            }
+            loop_locals locals(frame, rec.loop_locals);
+            if (!locals.ok())
+            {
+                Py_RETURN_FALSE;
+            }
+            frame_hook::frame_view view{nullptr, PyEval_GetGlobals(), PyEval_GetBuiltins(),
+                                        locals.values(),
+                                        reinterpret_cast<PyCodeObject*>(code.ptr())};
+            if (view.globals == nullptr || view.builtins == nullptr)
+            {
+                Py_RETURN_FALSE;
+            }
+            PyObject* result = nullptr;
+            frame_exit exit = engine_core::instance().enter_region(rec, view, &result);
+            if (is_terminal(rec.r->state()))
+            {
+                settle(id);
+            }
+            switch (exit)
+            {
+            case frame_exit::run_compiled:
+            {
+                py::object owned = py::reinterpret_steal<py::object>(result);
+                bool broke = false;
+                if (!locals.write_back(owned.ptr(), broke))
+                {
+                    return nullptr; // effects committed, the locals not: CPython's error
+                }
+                g_broke = broke;
+                Py_RETURN_TRUE;
+            }
+            case frame_exit::fail:
+                return nullptr;
+            case frame_exit::run_default:
+                break;
+            }
+            Py_RETURN_FALSE;
         }
 
         // __specula_loop__(id), at the top of every iteration: a new reference to True (the engine
@@ -148,32 +262,14 @@ namespace specula::engine
             {
                 Py_RETURN_FALSE;
             }
-            frame_hook::frame_view view{nullptr, PyEval_GetGlobals(), PyEval_GetBuiltins(), nullptr,
-                                        nullptr};
-            if (view.globals == nullptr || view.builtins == nullptr)
+            PyObject* answer =
+                st->in_function ? enter_in_function(id, *st->rec) : enter_in_cell(id, *st->rec);
+            if (answer == Py_False)
             {
-                Py_RETURN_FALSE;
+                st->timing = true;
+                st->started = clock::now();
             }
-            PyObject* result = nullptr;
-            frame_exit exit = core.enter_region(*st->rec, view, &result);
-            if (is_terminal(r.state()))
-            {
-                settle(id);
-            }
-            switch (exit)
-            {
-            case frame_exit::run_compiled:
-                g_broke = PyObject_IsTrue(result) == 1;
-                Py_DECREF(result);
-                Py_RETURN_TRUE;
-            case frame_exit::fail:
-                return nullptr;
-            case frame_exit::run_default:
-                break;
-            }
-            st->timing = true;
-            st->started = clock::now();
-            Py_RETURN_FALSE;
+            return answer;
         }
 
         // __specula_loop_live__(id), once per loop start: a new reference to
@@ -298,6 +394,12 @@ namespace specula::engine
 
     void observe_cell_globals(region_record& rec, const frame_hook::frame_view& frame)
     {
+        for (size_t i = 0; i < rec.loop_locals.size(); ++i)
+        {
+            // A loop inside a function: its locals, under the converter's
+            // paths for them (the bare name).
+            rec.prof.observe(rec.loop_locals[i], frame.locals[i]);
+        }
         for (const std::string& name : rec.cell_names)
         {
             py::str key(name);

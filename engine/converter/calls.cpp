@@ -75,6 +75,11 @@ namespace specula::engine::converter
         {
             bool local = index_in(PyCode_GetVarnames(p_code), name) >= 0 ||
                          index_in(PyCode_GetCellvars(p_code), name) >= 0;
+            cval loop_local;
+            if (local && read_loop_local(name, loop_local))
+            {
+                return loop_local;
+            }
             if (local)
             {
                 fail("local " + name + " read before assignment", node);

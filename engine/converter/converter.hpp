@@ -143,6 +143,18 @@ namespace specula::engine::converter
     // its class's __call__): what calls.cpp may inline. Borrowed `o`.
     bool python_callable(PyObject* o);
 
+    // A loop inside a function (function_loop.cpp): `locals` are the
+    // function's locals the loop mentions, in the order of the values the
+    // frame view's `locals` holds; `globals` every other name it mentions;
+    // `bound` the names its body binds.
+    struct function_loop_scope
+    {
+        std::vector<std::string> names;
+        std::vector<std::string> locals;
+        std::vector<std::string> globals;
+        std::vector<std::string> bound;
+    };
+
     class converter
     {
     public:
@@ -161,6 +173,13 @@ namespace specula::engine::converter
         std::shared_ptr<specialisation> convert_cell_body(py::handle body, const std::string& file,
                                                           const std::vector<std::string>& names,
                                                           std::string& diagnostic);
+
+        // function_loop.cpp: one iteration of a loop inside a running
+        // function (on-stack replacement); the result is the tuple
+        // (broke, names of the locals it rebound, their values...).
+        std::shared_ptr<specialisation> convert_function_loop(py::handle body,
+                                                              const function_loop_scope& scope,
+                                                              std::string& diagnostic);
 
         // The specialisation as far as conversion got (its guards describe the
         // situation a failure depends on).
@@ -252,6 +271,9 @@ namespace specula::engine::converter
                                          py::handle node);
         cval inline_body(const cval& fn, PyCodeObject* code, std::vector<cval> arguments);
         cval read_free_var(const std::string& name, int index, py::handle node);
+        // function_loop.cpp: a local of the function whose loop is converted,
+        // read from the frame (false for any other name).
+        bool read_loop_local(const std::string& name, cval& out);
         py::object parsed_body(PyCodeObject* code, int& first_line);
 
         // recursion.cpp: recursion over tree objects
@@ -345,6 +367,11 @@ namespace specula::engine::converter
         std::map<ir::value_id, layout> m_layouts;        // memo of layout_of()
 
         std::unique_ptr<tree_state> m_tree; // set while converting a recursion over a tree
+        // convert_function_loop(): the loop's locals (name -> index in the
+        // frame view's `locals`) and the value each had when first read.
+        std::map<std::string, int> m_loop_locals;
+        std::map<std::string, cval> m_loop_initial;
+
         py::object m_rest;        // the statements after the one being visited (visit_if takes it)
         bool m_cell_mode = false; // convert_cell_body(): module-level names, no inlining
         bool m_returned = false;

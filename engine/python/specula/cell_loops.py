@@ -25,8 +25,15 @@ CPython's: the iteration protocol, the loop variable, ``while`` conditions,
 ``else`` clauses, and the body itself whenever the engine answers False, with
 its own line numbers, so exceptions and tracebacks are exactly CPython's.
 
-Functions, lambdas and class bodies are not entered: functions are regions of
-their own (the frame hook), and class bodies do not bind globals.
+Functions defined at a cell's module level are entered too (on-stack
+replacement): their ``for``/``while`` loops get the same marker, so a
+function called once with a long loop has that loop compiled (kind "loop",
+named "f, line k"). There the engine reads the loop's locals from the
+function's frame and writes back the ones an iteration assigns. Generator,
+async and decorated functions (a decorator may read the code: numba, ...)
+are left as written, and so are nested functions, lambdas and class bodies
+(functions are regions of their own through the frame hook, and class
+bodies do not bind globals).
 """
 import ast
 import copy
@@ -37,7 +44,8 @@ FLAGS = "__specula_loops__"
 BROKE = "__specula_loop_broke__"
 DONE = "__specula_loop_done__"
 
-# id -> (name, line, original statements, names they mention, "loop" | "cell")
+# id -> (name, line, original statements, names they mention,
+#        "loop" | "cell" | "function_loop", names the statements bind)
 _loops = []
 # id -> whether iterations still enter the engine; builtins.__specula_loops__.
 # The engine sets an entry to False when the region goes back to CPython for
@@ -62,22 +70,47 @@ def _names_in(statements):
     return sorted(names)
 
 
+# Nested scopes: the names they bind are not the enclosing function's.
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp,
+           ast.DictComp, ast.GeneratorExp)
+
+
+def _bound_in(statements):
+    """The names the statements bind in their own scope (assignment and loop
+    targets, `del`): what a loop iteration in a function may change among
+    the function's locals."""
+    names = set()
+    todo = list(statements)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        if not isinstance(node, _SCOPES):
+            todo.extend(ast.iter_child_nodes(node))
+    return sorted(names)
+
+
 def _register(kind, key, name, line, statements):
     key = kind + ":" + key
     found = _ids.get(key)
     if found is not None:
         return found
     region_id = len(_loops)
-    _loops.append((name, line, statements, _names_in(statements), kind))
+    _loops.append((name, line, statements, _names_in(statements), kind, _bound_in(statements)))
     _flags.append(True)
     _ids[key] = region_id
     return region_id
 
 
-def _register_loop(original, cell_number):
+def _register_loop(original, cell_number, function=None):
     where = "line %d" % original.lineno
-    name = "In [%d], %s" % (cell_number, where) if cell_number is not None else "cell loop, " + where
-    return _register("loop", ast.dump(original, include_attributes=True), name, original.lineno, original.body)
+    if function is not None:
+        name, kind = "%s, %s" % (function, where), "function_loop"
+    else:
+        name, kind = ("In [%d], %s" % (cell_number, where) if cell_number is not None
+                      else "cell loop, " + where), "loop"
+    key = (function or "") + ":" + ast.dump(original, include_attributes=True)
+    return _register(kind, key, name, original.lineno, original.body)
 
 
 def _register_cell(statements, cell_number):
@@ -131,12 +164,25 @@ def _marker(loop_id, at):
     return stmt
 
 
+def _is_generator(function):
+    """A `yield` in the function's own scope (not in nested ones)."""
+    todo = list(function.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
+            return True
+        if not isinstance(node, _SCOPES):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
 class loop_transformer(ast.NodeTransformer):
     """Marks the loops of a cell's module level as engine regions."""
 
     def __init__(self, shell=None):
         super().__init__()
         self.m_shell = shell
+        self.m_function = None  # the cell-level function whose loops are visited
 
 
     def _cell_number(self):
@@ -145,7 +191,19 @@ class loop_transformer(ast.NodeTransformer):
     def _skip(self, node):
         return node
 
-    visit_FunctionDef = _skip
+    def visit_FunctionDef(self, node):
+        """Loops in a function defined at the cell's module level become
+        regions too (on-stack replacement), unless the function is a
+        generator or decorated; nested functions are not entered."""
+        if self.m_function is not None or node.decorator_list or _is_generator(node):
+            return node
+        self.m_function = node.name
+        try:
+            self.generic_visit(node)
+        finally:
+            self.m_function = None
+        return node
+
     visit_AsyncFunctionDef = _skip
     visit_ClassDef = _skip
     visit_Lambda = _skip
@@ -155,7 +213,7 @@ class loop_transformer(ast.NodeTransformer):
         self.generic_visit(node)  # nested loops become regions too
         if not node.body:
             return node
-        loop_id = _register_loop(original, self._cell_number())
+        loop_id = _register_loop(original, self._cell_number(), self.m_function)
         plain = copy.deepcopy(node)
         node.body.insert(0, _marker(loop_id, node.body[0]))
         # Chosen once per loop start: a loop whose region went back to

@@ -1,0 +1,127 @@
+"""Cell programs for on-stack replacement: loops inside functions defined in
+a cell and called once (test_function_loops.py). Same contract as
+cell_programs.py: the results are always compared with the engine off;
+`graphs` says whether some loop must run iterations as graphs."""
+
+from cell_programs import SETUP, cell_program
+
+PROGRAMS = [
+    cell_program("for_loop_locals_and_prints", [
+        SETUP + "W = np.linspace(-1, 1, 12).reshape(3, 4)",
+        "def run(x, steps):\n"
+        "    acc = np.zeros(3)\n"
+        "    for i in range(steps):\n"
+        "        h = np.tanh(W @ x)\n"
+        "        acc += h * 0.5\n"
+        "        x = x * 0.9\n"
+        "        print(acc.sum(), end=' ')\n"
+        "    return i, h, acc, x\n"
+        "res = run(np.ones(4), 9)\n"
+        "res",
+        "run(np.ones(4) * 2.0, 3)",
+    ]),
+    cell_program("while_break_continue_else", [
+        SETUP,
+        "def walk(limit):\n"
+        "    y = np.ones(4)\n"
+        "    n = 0\n"
+        "    while n < limit:\n"
+        "        n += 1\n"
+        "        if n == 3:\n"
+        "            continue\n"
+        "        y = y * 1.1 + 0.5\n"
+        "        if n == 8:\n"
+        "            break\n"
+        "    else:\n"
+        "        print('while else', n)\n"
+        "    return n, y\n"
+        "print(walk(12))\n"
+        "print(walk(6))",
+        "def count(values):\n"
+        "    total = 0.5\n"
+        "    for k, v in enumerate(values):\n"
+        "        total = total * 1.5 + v\n"
+        "        if v > 6.0:\n"
+        "            break\n"
+        "    else:\n"
+        "        k = -1\n"
+        "    return k, v, total\n"
+        "count([1.0, 2.0, 3.0, 4.0, 5.0, 9.0, 1.0]), count([1.0, 2.0])",
+    ]),
+    cell_program("exception_in_iteration_k", [
+        SETUP + "data = [np.ones(3) * j for j in range(7)] + [np.ones(4), np.ones(3)]",
+        "def accumulate(data):\n"
+        "    s = np.zeros(3)\n"
+        "    k = -1\n"
+        "    try:\n"
+        "        for k, d in enumerate(data):\n"
+        "            s += d\n"
+        "            print(s.sum())\n"
+        "    except ValueError as e:\n"
+        "        print('caught', type(e).__name__)\n"
+        "    return k, s\n"
+        "accumulate(data)",
+        "def stop_at(n):\n"
+        "    acc = np.zeros(2)\n"
+        "    for q in range(n):\n"
+        "        acc += 1.5\n"
+        "        if q == 7:\n"
+        "            raise ValueError('stopped at ' + str(q))\n"
+        "    return acc\n"
+        "stop_at(10)",
+    ]),
+    cell_program("globals_and_nested_loops", [
+        SETUP + "counter = 0\nM = np.zeros((3, 4))",
+        "def fill(rows):\n"
+        "    global counter\n"
+        "    row = np.arange(4.0)\n"
+        "    for r in range(rows):\n"
+        "        for c in range(4):\n"
+        "            M[r, c] = r * 10 + c\n"
+        "        M[r] *= 2.0\n"
+        "        row = row + M[r]\n"
+        "        counter += 1\n"
+        "    return r, c, row\n"
+        "fill(3)",
+        "counter, M",
+    ]),
+    cell_program("closure_stays_in_cpython", [
+        SETUP,
+        "def with_closure(n):\n"
+        "    scale = 2.0\n"
+        "    f = lambda v: v * scale\n"
+        "    acc = np.zeros(2)\n"
+        "    for j in range(n):\n"
+        "        acc = acc + scale\n"
+        "    return acc, f(acc), j\n"
+        "with_closure(6)",
+    ], graphs=False),
+    cell_program("generator_untouched", [
+        SETUP,
+        "def gen(n):\n"
+        "    v = np.zeros(2)\n"
+        "    for j in range(n):\n"
+        "        v = v + 1.0\n"
+        "        yield v.sum()\n"
+        "list(gen(6))",
+    ], graphs=False),
+    cell_program("training_loop_in_a_function", [
+        SETUP + "X = rng.standard_normal((32, 8))\nY = rng.standard_normal((32, 2))\n"
+        "W1 = rng.standard_normal((8, 16)) * 0.1\nW2 = rng.standard_normal((16, 2)) * 0.1",
+        "def train(W1, W2, epochs, lr=0.01):\n"
+        "    for epoch in range(epochs):\n"
+        "        H = np.tanh(X @ W1)\n"
+        "        P = H @ W2\n"
+        "        E = P - Y\n"
+        "        loss = (E * E).mean()\n"
+        "        gW2 = np.dot(H.T, E)\n"
+        "        gH = np.dot(E, W2.T) * (1 - H * H)\n"
+        "        gW1 = np.dot(X.T, gH)\n"
+        "        W2 = W2 - lr * gW2\n"
+        "        W1 -= lr * gW1\n"
+        "    return loss, epoch, W2\n"
+        "loss, epoch, W2 = train(W1, W2, 15)\n"
+        "loss, epoch",
+        "W1.sum(), W2",
+    ]),
+]
