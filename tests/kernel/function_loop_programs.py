@@ -124,4 +124,54 @@ PROGRAMS = [
         "loss, epoch",
         "W1.sum(), W2",
     ]),
+    # The `try` keeps each function as a whole in CPython (even at threshold
+    # 0), so the loops are entered in the middle of the running frame.
+    cell_program("locals_edge_cases", [
+        SETUP,
+        "def read_before_write(n):\n"
+        "    try:\n"
+        "        for i in range(n):\n"
+        "            if i > 0:\n"
+        "                acc = acc + prev\n"
+        "            else:\n"
+        "                acc = np.zeros(2)\n"
+        "            prev = np.ones(2) * 0.5\n"
+        "    finally:\n"
+        "        pass\n"
+        "    return acc, prev, i\n"
+        "read_before_write(9)",
+        "def append_to_local(n):\n"
+        "    hs = []\n"
+        "    h = np.ones(3)\n"
+        "    try:\n"
+        "        for i in range(n):\n"
+        "            h = np.tanh(h * 1.1 + 0.1)\n"
+        "            hs.append(h)\n"
+        "    finally:\n"
+        "        pass\n"
+        "    return hs, h\n"
+        "append_to_local(8)",
+        "def over_items(d):\n"
+        "    acc = np.zeros(2)\n"
+        "    total = 0.0\n"
+        "    try:\n"
+        "        for k, v in d.items():\n"
+        "            acc = acc + v * 2.0\n"
+        "            total += float(v.sum()) * 0.5\n"
+        "    finally:\n"
+        "        pass\n"
+        "    return acc, k, v, total\n"
+        "over_items({i: np.ones(2) * i for i in range(7)})",
+        "def step(w, g):\n"
+        "    return w - 0.1 * g\n"
+        "def with_callee(n):\n"
+        "    w = np.ones(4)\n"
+        "    try:\n"
+        "        for i in range(n):\n"
+        "            w = step(w, w * 0.5)\n"
+        "    finally:\n"
+        "        pass\n"
+        "    return w\n"
+        "with_callee(10)",
+    ]),
 ]
