@@ -9,6 +9,7 @@
 
 #include "backends/reference/pairwise.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace specula::backends::cpu
@@ -27,11 +28,66 @@ namespace specula::backends::cpu
             return acc;
         }
 
+        // The input's innermost group is kept: a row of k outputs at a time,
+        // each step over whole input rows (per output the same sequence of
+        // operations as the element-wise walk below).
+        template <class T>
+        void variance_rows(const reduce_plan& p, const T* x, T* dev, std::int64_t divisor,
+                           bool is_std, T* out)
+        {
+            const std::int64_t k = p.kept_size[p.num_kept - 1];
+            reduce_plan rows = p;
+            rows.num_kept -= 1;
+            rows.outputs = p.outputs / k;
+            for (std::int64_t r = 0; r < rows.outputs; ++r)
+            {
+                T* acc = out + r * k;
+                const std::int64_t base = output_base(rows, r);
+                auto row_sum = [&](const T* v)
+                {
+                    std::fill(acc, acc + k, T(0));
+                    for_each_run(p, base,
+                                 [&](std::int64_t at)
+                                 {
+                                     for (std::int64_t j = 0; j < k; ++j)
+                                     {
+                                         acc[j] = acc[j] + v[at + j];
+                                     }
+                                 });
+                };
+                row_sum(x);
+                for (std::int64_t j = 0; j < k; ++j)
+                {
+                    acc[j] = static_cast<T>(acc[j] / static_cast<T>(p.count)); // the means
+                }
+                for_each_run(p, base,
+                             [&](std::int64_t at)
+                             {
+                                 for (std::int64_t j = 0; j < k; ++j)
+                                 {
+                                     const T d = x[at + j] - acc[j];
+                                     dev[at + j] = d * d;
+                                 }
+                             });
+                row_sum(dev);
+                for (std::int64_t j = 0; j < k; ++j)
+                {
+                    const T v = static_cast<T>(acc[j] / static_cast<T>(divisor));
+                    acc[j] = is_std ? std::sqrt(v) : v;
+                }
+            }
+        }
+
         template <class T>
         void variance(const reduce_plan& p, const T* x, T* dev, std::int64_t ddof, bool is_std,
                       T* out)
         {
             const std::int64_t divisor = p.count - ddof > 0 ? p.count - ddof : 0;
+            if (p.run == 1 && p.num_kept > 0 && p.count > 1 && p.outputs > 0)
+            {
+                variance_rows(p, x, dev, divisor, is_std, out);
+                return;
+            }
             for (std::int64_t o = 0; o < p.outputs; ++o)
             {
                 const std::int64_t base = output_base(p, o);
