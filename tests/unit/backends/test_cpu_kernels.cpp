@@ -360,3 +360,58 @@ namespace
         }
     }
 } // namespace
+
+namespace
+{
+    using namespace specula;
+    using namespace specula::backends;
+    using namespace specula::backends::testing;
+    using ir::dtype;
+
+    // A reversed view (negative stride, data at the last element) and a
+    // stride-0 broadcast: what zero-copy movement ops hand the kernels.
+    TEST(cpu_kernels_layout, reversed_and_broadcast_inputs_give_the_reference_bytes)
+    {
+        ir::module m;
+        ir::graph& g = m.add_graph("main");
+        ir::builder b(g);
+        auto x = b.input({dtype::float64, ir::shape{9}}, "x");
+        auto w = b.input({dtype::float64, ir::shape{4, 9}}, "w");
+        auto mask = b.input({dtype::bool_, ir::shape{9}}, "mask");
+        auto idx = b.constant(ir::constant_attr::from_values(
+            dtype::int64, ir::shape{2},
+            {ir::scalar::of_int(dtype::int64, -1), ir::scalar::of_int(dtype::int64, 4)}));
+        b.output(b.gather(x, idx, 0), "take");
+        b.output(b.gather_update(w, idx, b.gather(x, idx, 0), 1), "update");
+        b.output(b.mask_select(w, b.broadcast_to(mask, ir::shape{4, 9})), "select");
+        b.output(b.mask_update(x, mask, b.unary(ir::op::NEG, b.mask_select(x, mask))), "mupdate");
+        b.output(b.slice_update(w, x, {ir::slice_item::at(2)}), "row");
+        b.output(b.reduce(ir::op::SUM, w, {0}, false, 0), "sum0");
+        b.output(b.reduce(ir::op::VAR, w, {1}, true, 0), "var1");
+        b.output(b.reduce_all(ir::op::ARGMAX, x, false, 0), "argmax");
+        b.output(b.stack({x, x}, 1), "stack");
+        ASSERT_TRUE(b.ok()) << b.state().message();
+        std::vector<double> storage(9);
+        for (std::size_t i = 0; i < storage.size(); ++i)
+        {
+            storage[i] = std::cos(1.7 * static_cast<double>(i)) * 10.0;
+        }
+        // x = storage[::-1]; w = x broadcast to 4 rows (stride 0).
+        buffer reversed = buffer::borrow(storage.data() + 8, dtype::float64, {9}, {-8});
+        buffer rows = buffer::borrow(storage.data() + 8, dtype::float64, {4, 9}, {0, -8});
+        bool mask_bytes[9] = {true, false, false, true, true, false, true, false, true};
+        std::vector<buffer> inputs{reversed, rows, buffer::borrow(mask_bytes, dtype::bool_, {9})};
+        const reference::reference_backend ref;
+        run_result want = run_on(ref, g, inputs);
+        ASSERT_TRUE(want.state) << want.state.to_string();
+        for (int lanes : {1, 2})
+        {
+            run_result got = run_on(cpu_with(lanes), g, inputs, true, &ref);
+            ASSERT_TRUE(got.state) << got.state.to_string();
+            for (std::size_t i = 0; i < got.outputs.size(); ++i)
+            {
+                EXPECT_EQ(same_bytes(got.outputs[i], want.outputs[i]), "") << "output " << i;
+            }
+        }
+    }
+} // namespace
