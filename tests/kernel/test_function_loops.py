@@ -82,7 +82,7 @@ def test_closure_is_reported(kernels):
     assert rows[0]["graph_runs"] == 0
 
 
-def test_generator_is_not_instrumented(kernels):
+def test_generator_and_locals_user_are_not_instrumented(kernels):
     km, kc = kernels["thr0"]
     execute(kc, "%reset -f", store_history=False)
     reply, messages = execute(kc, "import dis\n"
@@ -92,11 +92,16 @@ def test_generator_is_not_instrumented(kernels):
                                   "def osr_plain(n):\n"
                                   "    for t in range(n):\n"
                                   "        pass\n"
+                                  "def osr_locals(n):\n"
+                                  "    for t in range(n):\n"
+                                  "        pass\n"
+                                  "    return locals()\n"
                                   "def calls(f):\n"
                                   "    return {i.argval for i in dis.get_instructions(f) if i.opname == 'LOAD_GLOBAL'}\n"
-                                  "print(sorted(calls(osr_gen)), '__specula_loop__' in calls(osr_plain))")
+                                  "print(sorted(calls(osr_gen)), '__specula_loop__' in calls(osr_plain),\n"
+                                  "      sorted(calls(osr_locals)))")
     assert reply["status"] == "ok", reply
-    assert "['range'] True" in _stdout(messages).splitlines(), _stdout(messages)
+    assert "['range'] True ['locals', 'range']" in _stdout(messages).splitlines(), _stdout(messages)
 
 
 def _interrupt_when_printed(km, kc, code, marker):

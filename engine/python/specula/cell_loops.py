@@ -31,7 +31,8 @@ function called once with a long loop has that loop compiled (kind "loop",
 named "f, line k"). There the engine reads the loop's locals from the
 function's frame and writes back the ones an iteration assigns. Generator,
 async and decorated functions (a decorator may read the code: numba, ...)
-are left as written, and so are nested functions, lambdas and class bodies
+and functions that use ``locals``/``vars``/``eval``/``exec`` (the engine
+goes through the frame's locals dict) are left as written, and so are nested functions, lambdas and class bodies
 (functions are regions of their own through the frame hook, and class
 bodies do not bind globals).
 """
@@ -164,6 +165,16 @@ def _marker(loop_id, at):
     return stmt
 
 
+# Builtins that hand the frame's locals dict to the program: the engine uses
+# that dict to read and write a running function's locals, and a dict the
+# program kept would see it.
+_NAMESPACE_READERS = {"locals", "vars", "eval", "exec"}
+
+
+def _reads_frame_namespace(function):
+    return any(isinstance(n, ast.Name) and n.id in _NAMESPACE_READERS for n in ast.walk(function))
+
+
 def _is_generator(function):
     """A `yield` in the function's own scope (not in nested ones)."""
     todo = list(function.body)
@@ -195,7 +206,8 @@ class loop_transformer(ast.NodeTransformer):
         """Loops in a function defined at the cell's module level become
         regions too (on-stack replacement), unless the function is a
         generator or decorated; nested functions are not entered."""
-        if self.m_function is not None or node.decorator_list or _is_generator(node):
+        if (self.m_function is not None or node.decorator_list or _is_generator(node)
+                or _reads_frame_namespace(node)):
             return node
         self.m_function = node.name
         try:
