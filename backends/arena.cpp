@@ -1,5 +1,7 @@
 #include "backends/arena.hpp"
 
+#include "backends/strided_copy.hpp"
+
 #include <algorithm>
 #include <utility>
 
@@ -98,8 +100,47 @@ namespace specula::backends
         return l;
     }
 
+    void arena::ensure_staging(std::size_t n)
+    {
+        if (m_staging.size() < n)
+        {
+            for (buffer& b : staged)
+            {
+                b.reset(); // views of the blocks about to move
+            }
+            m_staging.resize(n);
+            staged.resize(n);
+        }
+    }
+
+    status arena::stage(std::size_t i, ir::value_id v, const buffer& src)
+    {
+        buffer& block = m_staging[i];
+        staged[i].reset();
+        const std::int64_t bytes = src.size() * static_cast<std::int64_t>(src.itemsize());
+        // A kernel that kept a copy of its staged input holds the old block.
+        if (block.is_null() || block.use_count() > 1 || block.size() < bytes)
+        {
+            auto fresh = buffer::allocate(ir::dtype::uint8, {std::max<std::int64_t>(bytes, 1)});
+            if (!fresh)
+            {
+                return fresh.error();
+            }
+            block = std::move(fresh.value());
+        }
+        copy_to_contiguous(src, block.data());
+        // v's own layout slot: C order of v's shape, the same layout a
+        // planned v would have (a staged v is never planned: those are C).
+        staged[i].set_arena_view(block, src.dtype(), layout_of(v, src.dtype(), src.shape()));
+        return status::ok();
+    }
+
     void arena::end_activation()
     {
+        for (buffer& b : staged)
+        {
+            b.reset();
+        }
         for (buffer& b : values)
         {
             b.reset();

@@ -38,6 +38,13 @@ namespace specula::backends
                             const std::vector<std::int64_t>& shape,
                             ir::value_id in_place_of = ir::no_id);
 
+        // A C-contiguous copy of `src` (value `v`) for a kernel that cannot
+        // read its layout, written to staged[i] (a view of staging block i,
+        // kept across runs). ensure_staging(n) first, once per node, so the
+        // blocks do not move while a node's copies are in use.
+        void ensure_staging(std::size_t n);
+        status stage(std::size_t i, ir::value_id v, const buffer& src);
+
         // Ends an activation: drops every handle of the value table and the
         // outputs (the caller took its own) so the blocks are free again.
         void end_activation();
@@ -47,6 +54,7 @@ namespace specula::backends
         symbol_table symbols;
         std::vector<const buffer*> scratch_inputs; // reused per node
         std::vector<buffer*> scratch_outputs;      // reused per node
+        std::vector<buffer> staged;                // per input index, see stage()
 
     private:
         struct slot
@@ -64,6 +72,7 @@ namespace specula::backends
 
         const ir::memory_plan* p_plan = nullptr;
         std::vector<slot> m_slots;         // one per plan buffer
+        std::vector<buffer> m_staging;     // uint8 blocks behind `staged`
         std::vector<buffer> m_spares;      // blocks waiting for their holders to let go
         std::vector<layout_ref> m_layouts; // by value id; kept across runs
     };

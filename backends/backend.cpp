@@ -108,22 +108,13 @@ namespace specula::backends
                 cg.m_inputs = g.inputs();
                 cg.m_outputs = g.outputs();
                 compile_groups(g);
-                if (m_target.plan_memory)
-                {
-                    std::vector<std::vector<ir::node_id>> groups;
-                    for (const auto& [last, cgroup] : m_groups)
-                    {
-                        groups.emplace_back();
-                        for (const ir::node* m : cgroup.members)
-                        {
-                            groups.back().push_back(m->id);
-                        }
-                    }
-                    cg.m_plan = ir::plan_memory(g, groups);
-                }
                 if (status st = compile_region(g, cg, g.body()); !st)
                 {
                     return st;
+                }
+                if (m_target.plan_memory)
+                {
+                    plan(g, cg);
                 }
                 return &cg;
             }
@@ -194,6 +185,45 @@ namespace specula::backends
                 }
             }
 
+            // After the kernels are chosen: which nodes are views of their
+            // input (the plan must know what aliases what), then the in-place
+            // inputs the plan allows.
+            void plan(const ir::graph& g, compiled_graph& cg)
+            {
+                std::vector<std::vector<ir::node_id>> groups;
+                for (const auto& [last, cgroup] : m_groups)
+                {
+                    groups.emplace_back();
+                    for (const ir::node* m : cgroup.members)
+                    {
+                        groups.back().push_back(m->id);
+                    }
+                }
+                std::vector<ir::node_id> views;
+                for (const auto& region : cg.m_regions)
+                {
+                    for (const compiled_node& cn : region)
+                    {
+                        if (cn.m_kernel && cn.m_kernel->aliases_input())
+                        {
+                            views.push_back(cn.p_node->id);
+                        }
+                    }
+                }
+                cg.m_plan = ir::plan_memory(g, groups, views);
+                for (auto& region : cg.m_regions)
+                {
+                    for (compiled_node& cn : region)
+                    {
+                        const int in = cg.m_plan->in_place_input[cn.p_node->id];
+                        if (in >= 0 && m_member_of.count(cn.p_node->id) == 0)
+                        {
+                            cn.m_in_place = cn.p_node->inputs[static_cast<std::size_t>(in)];
+                        }
+                    }
+                }
+            }
+
             void emit_group(const ir::graph& g, compiled_group& grp, compiled_node& cn)
             {
                 cn.m_kernel = std::move(grp.kernel.m_kernel);
@@ -229,11 +259,6 @@ namespace specula::backends
                     if (status st = compile_one(g, n, cn); !st)
                     {
                         return st;
-                    }
-                    if (cg.m_plan && cg.m_plan->in_place_input[n.id] >= 0)
-                    {
-                        cn.m_in_place =
-                            n.inputs[static_cast<std::size_t>(cg.m_plan->in_place_input[n.id])];
                     }
                     cg.m_regions[r].push_back(std::move(cn));
                     for (ir::region_id inner : n.regions)

@@ -67,6 +67,16 @@ namespace specula::backends
         return b;
     }
 
+    buffer buffer::strided_view(std::int64_t byte_offset, layout_ref layout) const
+    {
+        buffer b = *this; // an arena view's copy takes real references
+        b.m_data += byte_offset;
+        b.m_layout = std::move(layout);
+        b.p_layout = b.m_layout.get();
+        b.m_view = true;
+        return b;
+    }
+
     buffer buffer::arena_view(const buffer& block, ir::dtype elem, const layout_ref& layout)
     {
         buffer b;
@@ -100,12 +110,13 @@ namespace specula::backends
         p_block = nullptr;
         p_layout_ref = nullptr;
         m_read_only = false;
+        m_view = false;
     }
 
     buffer::buffer(const buffer& other)
         : m_owner(other.m_owner), m_data(other.m_data), m_dtype(other.m_dtype),
           m_device(other.m_device), m_layout(other.m_layout), p_layout(other.p_layout),
-          m_read_only(other.m_read_only)
+          m_read_only(other.m_read_only), m_view(other.m_view)
     {
         if (other.p_block == nullptr)
         {
@@ -137,7 +148,8 @@ namespace specula::backends
     buffer::buffer(buffer&& other) noexcept
         : m_owner(std::move(other.m_owner)), m_data(other.m_data), m_dtype(other.m_dtype),
           m_device(other.m_device), m_layout(std::move(other.m_layout)), p_layout(other.p_layout),
-          p_block(other.p_block), p_layout_ref(other.p_layout_ref), m_read_only(other.m_read_only)
+          p_block(other.p_block), p_layout_ref(other.p_layout_ref), m_read_only(other.m_read_only),
+          m_view(other.m_view)
     {
         other.m_data = nullptr;
         other.p_layout = nullptr;
@@ -165,6 +177,7 @@ namespace specula::backends
             p_block = other.p_block;
             p_layout_ref = other.p_layout_ref;
             m_read_only = other.m_read_only;
+            m_view = other.m_view;
             other.m_data = nullptr;
             other.p_layout = nullptr;
             other.p_block = nullptr;

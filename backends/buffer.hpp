@@ -54,6 +54,11 @@ namespace specula::backends
         // caches them so a run's views allocate nothing).
         buffer view(ir::dtype elem, layout_ref layout) const;
         static layout_ref c_layout(ir::dtype elem, std::vector<std::int64_t> shape);
+        // A view of these bytes starting `byte_offset` in, through `layout`
+        // (any strides: transposed, sliced, broadcast). It holds a real
+        // reference, so the memory it reads stays put while it lives, and it
+        // is marked is_view() (an output that is a view is copied out).
+        buffer strided_view(std::int64_t byte_offset, layout_ref layout) const;
         // For the arena only: a view of `block` through `layout` that holds no
         // reference. Both must stay put (and `block` keep its bytes) while the
         // view lives; copies of it hold real references.
@@ -73,6 +78,8 @@ namespace specula::backends
 
         bool is_null() const { return m_data == nullptr; }
         bool is_read_only() const { return m_read_only; }
+        // Made by strided_view(): it reads memory another value owns.
+        bool is_view() const { return m_view; }
         // How many handles share the bytes (0 for an unowned borrow).
         long use_count() const { return m_owner.use_count(); }
         ir::dtype dtype() const { return m_dtype; }
@@ -107,5 +114,6 @@ namespace specula::backends
         const buffer* p_block = nullptr;          // arena view: the block it views
         const layout_ref* p_layout_ref = nullptr; // arena view: its layout's owner
         bool m_read_only = false;
+        bool m_view = false;
     };
 } // namespace specula::backends

@@ -2,8 +2,8 @@
 
 #include "backends/backend.hpp"
 #include "backends/run_shapes.hpp"
+#include "backends/strided_copy.hpp"
 
-#include <cstring>
 #include <string>
 
 namespace specula::backends
@@ -290,6 +290,33 @@ namespace specula::backends
                     }
                     ins.push_back(&b);
                 }
+                return stage_inputs(f, cn);
+            }
+
+            // Arena views are C-contiguous by construction; anything else
+            // (a graph input, a view) the kernel may not read in its layout.
+            status stage_inputs(frame& f, const compiled_node& cn)
+            {
+                std::vector<const buffer*>& ins = f.p_arena->scratch_inputs;
+                bool ensured = false;
+                for (std::size_t i = 0; i < ins.size(); ++i)
+                {
+                    const buffer& b = *ins[i];
+                    if (b.is_arena_view() || cn.m_kernel->reads_layout(static_cast<int>(i), b))
+                    {
+                        continue;
+                    }
+                    if (!ensured)
+                    {
+                        f.p_arena->ensure_staging(ins.size());
+                        ensured = true;
+                    }
+                    if (status st = f.p_arena->stage(i, cn.m_inputs[i], b); !st)
+                    {
+                        return st;
+                    }
+                    ins[i] = &f.p_arena->staged[i];
+                }
                 return status::ok();
             }
 
@@ -362,10 +389,12 @@ namespace specula::backends
             std::optional<assert_exit> m_exit;
         };
 
-        // Constants are shared by every run: the caller gets its own copy.
+        // Constants are shared by every run, and a view reads memory another
+        // value (maybe a graph input, maybe another output) owns: the caller
+        // gets its own C-contiguous copy of either.
         result<buffer> publish(const buffer& b)
         {
-            if (!b.is_read_only())
+            if (!b.is_read_only() && !b.is_view())
             {
                 return b;
             }
@@ -374,7 +403,7 @@ namespace specula::backends
             {
                 return copy.error();
             }
-            std::memcpy(copy->data(), b.data(), static_cast<std::size_t>(b.size()) * b.itemsize());
+            copy_to_contiguous(b, copy->data());
             return copy;
         }
     } // namespace

@@ -36,6 +36,23 @@ namespace specula::backends
         // that hand out a buffer they already hold (constants).
         virtual bool allocates_outputs() const { return false; }
 
+        // Whether run() reads input `i` in b's layout (strides, stride-0
+        // broadcast, offsets, negative steps). When it answers false the
+        // executor passes a C-contiguous copy of b instead (arena staging,
+        // reused run after run). Default: C-contiguous inputs only, so a
+        // kernel that never looked at strides stays correct.
+        virtual bool reads_layout(int i, const buffer& b) const
+        {
+            (void)i;
+            return b.is_contiguous();
+        }
+
+        // True for zero-copy views (transpose, slice, ...): output 0 is a
+        // buffer::strided_view() of input 0's memory, set by run() (so the
+        // kernel also allocates_outputs()). The memory plan keeps the input's
+        // block live while the view is, and runs nothing in place over it.
+        virtual bool aliases_input() const { return false; }
+
     private:
         virtual status run_impl(const kernel_io& io) const = 0;
     };

@@ -16,6 +16,9 @@ namespace specula::backends::cpu
             {
             }
 
+            // The runner reads any strides (broadcast, views) blockwise.
+            bool reads_layout(int, const buffer&) const override { return true; }
+
         private:
             status run_impl(const kernel_io& io) const override
             {

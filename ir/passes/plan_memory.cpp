@@ -12,8 +12,15 @@ namespace specula::ir
         class planner
         {
         public:
-            planner(const graph& g, const std::vector<std::vector<node_id>>& groups) : m_graph(g)
+            planner(const graph& g, const std::vector<std::vector<node_id>>& groups,
+                    const std::vector<node_id>& views)
+                : m_graph(g)
             {
+                m_is_view.assign(g.num_nodes(), false);
+                for (node_id v : views)
+                {
+                    m_is_view[v] = true;
+                }
                 for (const auto& members : groups)
                 {
                     for (node_id m : members)
@@ -27,6 +34,11 @@ namespace specula::ir
                 m_plan.in_place_input.assign(g.num_nodes(), -1);
                 m_plan.live_first.assign(nv, -1);
                 m_plan.live_last.assign(nv, -1);
+                m_plan.alias_of.resize(nv);
+                for (value_id v = 0; v < nv; ++v)
+                {
+                    m_plan.alias_of[v] = v;
+                }
                 m_end.assign(g.num_nodes(), 0);
             }
 
@@ -34,6 +46,7 @@ namespace specula::ir
             {
                 number_region(m_graph.body());
                 liveness_region(m_graph.body());
+                alias_views();
                 allocate();
                 return std::move(m_plan);
             }
@@ -150,6 +163,35 @@ namespace specula::ir
                 }
             }
 
+            bool is_view_value(value_id v) const
+            {
+                const value& val = m_graph.get(v);
+                return val.def != no_id && val.index == 0 && m_is_view[val.def];
+            }
+
+            value_id root_of(value_id v)
+            {
+                if (m_plan.alias_of[v] == v && is_view_value(v))
+                {
+                    m_plan.alias_of[v] = root_of(m_graph.get_node(m_graph.get(v).def).inputs[0]);
+                }
+                return m_plan.alias_of[v];
+            }
+
+            // The value owning a view's memory lives as long as its last view.
+            void alias_views()
+            {
+                for (value_id v = 0; v < m_graph.num_values(); ++v)
+                {
+                    if (!is_view_value(v) || m_plan.live_first[v] < 0)
+                    {
+                        continue;
+                    }
+                    const value_id root = root_of(v);
+                    m_plan.live_last[root] = std::max(m_plan.live_last[root], m_plan.live_last[v]);
+                }
+            }
+
             static std::string size_key(const value_type& t)
             {
                 if (auto n = t.dims.num_elements())
@@ -174,6 +216,15 @@ namespace specula::ir
                     !has(n.code, prop::ELEMENTWISE))
                 {
                     return false;
+                }
+                // Another operand reading the same memory through a view
+                // (x + x.T) would see the result half written.
+                for (value_id other : n.inputs)
+                {
+                    if (other != in && m_plan.alias_of[other] == in)
+                    {
+                        return false;
+                    }
                 }
                 return m_plan.live_last[in] == m_end[n.id];
             }
@@ -219,7 +270,11 @@ namespace specula::ir
                 {
                     return; // a fused group's temporary: never in memory
                 }
-                if (code == op::INPUT || code == op::PARAM)
+                if (is_view_value(v))
+                {
+                    m_plan.kind[v] = storage::view;
+                }
+                else if (code == op::INPUT || code == op::PARAM)
                 {
                     m_plan.kind[v] = storage::external;
                 }
@@ -308,14 +363,16 @@ namespace specula::ir
             std::vector<std::int64_t> m_end;
             std::int64_t m_next = 0;
             std::map<node_id, const std::vector<node_id>*> m_group_of; // member -> group
+            std::vector<bool> m_is_view;                                // per node id
             std::map<int, value_id> m_owner;        // buffer -> value now holding it
             std::multimap<std::string, int> m_free; // size key -> free buffer
         };
     } // namespace
 
-    memory_plan plan_memory(const graph& g, const std::vector<std::vector<node_id>>& groups)
+    memory_plan plan_memory(const graph& g, const std::vector<std::vector<node_id>>& groups,
+                            const std::vector<node_id>& views)
     {
-        return planner(g, groups).run();
+        return planner(g, groups, views).run();
     }
 
     std::string memory_plan::to_string(const graph& g) const
@@ -326,6 +383,11 @@ namespace specula::ir
             const node& n = g.get_node(id);
             for (value_id v : n.outputs)
             {
+                if (kind[v] == storage::view)
+                {
+                    out += "node " + std::to_string(id) + " " + std::string(mnemonic(n.code)) +
+                           " -> view of value " + std::to_string(alias_of[v]) + "\n";
+                }
                 if (kind[v] != storage::planned)
                 {
                     continue;

@@ -24,6 +24,7 @@ namespace specula::ir
         external, // INPUT/PARAM: owned by the engine, never written
         constant, // CONSTANT data, never written
         planned,  // a buffer of the plan
+        view,     // no buffer: reads the memory of its root value (alias_of)
     };
 
     struct memory_plan
@@ -38,6 +39,8 @@ namespace specula::ir
         std::vector<int> buffer_of; // per value id, -1 unless planned
         std::vector<buffer> buffers;
         std::vector<int> in_place_input; // per node id: input index reused, or -1
+        // Per value id: the value whose memory it reads (itself unless a view).
+        std::vector<value_id> alias_of;
         // Live interval per value id over walk positions [first, last]; -1 if none.
         std::vector<std::int64_t> live_first;
         std::vector<std::int64_t> live_last;
@@ -49,5 +52,12 @@ namespace specula::ir
     // executor runs as one node at the last member's position. Their members'
     // inputs stay live until then, their values are defined there, values that
     // never leave a group get no buffer, and no member runs in place.
-    memory_plan plan_memory(const graph& g, const std::vector<std::vector<node_id>>& groups = {});
+    //
+    // `views`: nodes whose output 0 is a view of input 0's memory (a backend's
+    // zero-copy transpose, slice, ...). A view gets no buffer (storage::view);
+    // its input, and through chains of views the value that owns the memory,
+    // stays live while any view of it is live; nothing runs in place over a
+    // view, nor over a value that another input of the same node views.
+    memory_plan plan_memory(const graph& g, const std::vector<std::vector<node_id>>& groups = {},
+                            const std::vector<node_id>& views = {});
 } // namespace specula::ir
