@@ -26,6 +26,8 @@ namespace specula::backends::cpu
         bool fuse = true;
         // oneDNN for float32 in the fast target.
         bool use_onednn = true;
+        // Movement ops as zero-copy strided views (see README, "Views").
+        bool views = true;
     };
 
     class cpu_backend final : public backend
@@ -78,6 +80,8 @@ namespace specula::backends::cpu
     // Every reduction sum_kernels.cpp leaves: reduction_kernels.cpp, variance_kernels.cpp.
     result<std::unique_ptr<kernel>> make_reduction_kernel(const ir::graph& g, const ir::node& n,
                                                           const kernel_context& ctx);
+    result<std::unique_ptr<kernel>> make_view_kernel(const ir::graph& g, const ir::node& n,
+                                                     const kernel_context& ctx);
     result<std::unique_ptr<kernel>> make_onednn_kernel(const ir::graph& g, const ir::node& n,
                                                        const kernel_context& ctx);
     // oneDNN patterns (matmul -> bias -> activation) and their kernels.
