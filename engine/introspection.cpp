@@ -193,7 +193,7 @@ namespace specula::engine
     {
         const region& r = *rec.r;
         std::ostringstream out;
-        out << r.name() << " (function at " << r.file() << ":" << r.line() << ")";
+        out << r.name() << " (" << rec.kind << " at " << r.file() << ":" << r.line() << ")";
         if (!r.code_alive())
         {
             out << ", code freed (redefined or deleted)";

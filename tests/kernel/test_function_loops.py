@@ -62,6 +62,9 @@ def test_report_names_the_function_and_line(kernels):
     assert [(r["name"], r["line"], r["state"], r["graph_runs"]) for r in rows] == \
         [("osr_once, line 4", 4, "compiled", 7)]
     assert rows[0]["time_graph_s"] > 0.0
+    reply, messages = execute(kc, "%specula explain osr_once, line 4")
+    assert reply["status"] == "ok", reply
+    assert _stdout(messages).startswith("osr_once, line 4 (loop at In ["), _stdout(messages)
 
 
 def test_closure_is_reported(kernels):
