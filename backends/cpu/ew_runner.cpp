@@ -14,6 +14,44 @@ namespace specula::backends::cpu
         constexpr std::size_t slot_bytes = block_elements * 8 + 128;
         constexpr int max_dims = 16;
 
+        template <class T>
+        std::byte* copy_strided(std::byte* dst, const std::byte* p, std::int64_t n,
+                                std::int64_t stride)
+        {
+            T* out = reinterpret_cast<T*>(dst);
+            for (std::int64_t i = 0; i < n; ++i, p += stride)
+            {
+                std::memcpy(out + i, p, sizeof(T));
+            }
+            return dst + n * static_cast<std::int64_t>(sizeof(T));
+        }
+
+        // One run along the innermost dim: a view's rows are often unit-strided
+        // (slices), a broadcast row has stride 0.
+        std::byte* copy_run(std::byte* dst, const std::byte* p, std::int64_t n,
+                            std::int64_t stride, std::size_t itemsize)
+        {
+            const auto item = static_cast<std::int64_t>(itemsize);
+            if (stride == item)
+            {
+                std::memcpy(dst, p, static_cast<std::size_t>(n * item));
+                return dst + n * item;
+            }
+            switch (itemsize)
+            {
+            case 8:
+                return copy_strided<std::uint64_t>(dst, p, n, stride);
+            case 4:
+                return copy_strided<std::uint32_t>(dst, p, n, stride);
+            default:
+                for (std::int64_t i = 0; i < n; ++i, p += stride, dst += item)
+                {
+                    std::memcpy(dst, p, itemsize);
+                }
+                return dst;
+            }
+        }
+
         // Copies `count` elements starting at flat output index `start` of an
         // operand viewed through byte strides `strides` over `shape`.
         void gather(std::byte* dst, const std::byte* base, const std::int64_t* strides,
@@ -38,10 +76,7 @@ namespace specula::backends::cpu
                     p += idx[d] * strides[d];
                 }
                 const std::int64_t run = std::min(count, inner - (rank > 0 ? idx[rank - 1] : 0));
-                for (std::int64_t i = 0; i < run; ++i, p += inner_stride, dst += itemsize)
-                {
-                    std::memcpy(dst, p, itemsize);
-                }
+                dst = copy_run(dst, p, run, inner_stride, itemsize);
                 count -= run;
                 // Carry into the outer dims.
                 if (rank > 0)
