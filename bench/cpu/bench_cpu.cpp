@@ -20,6 +20,11 @@
 using namespace specula;
 using namespace specula::backends;
 
+namespace specula::bench
+{
+    void bench_views(const cpu::cpu_options& opts); // bench_views.cpp
+} // namespace specula::bench
+
 namespace
 {
     // bench/RESULTS.md, "Measured peaks" (this machine kind, 2 cores).
@@ -139,6 +144,8 @@ int main(int argc, char** argv)
     const bool only_executor = argc > 1 && std::string(argv[1]) == "executor";
     // `bench_cpu gemm`: only the float32 GEMM + bias + ReLU comparison.
     const bool only_gemm = argc > 1 && std::string(argv[1]) == "gemm";
+    // `bench_cpu views`: only the views section.
+    const bool only_views = argc > 1 && std::string(argv[1]) == "views";
     Py_InitializeEx(0);
     auto loops = std::make_shared<cpu::loop_table>();
     if (!cpu::fill_numpy_loops(*loops))
@@ -181,6 +188,11 @@ int main(int argc, char** argv)
          { b.output(b.reduce_all(ir::op::SUM, x, false, 0), "r"); },
          8},
     };
+    if (only_views)
+    {
+        specula::bench::bench_views(opts);
+        return 0;
+    }
     std::printf("%-28s %10s %12s %12s %8s %9s %7s\n", "case", "n", "specula_us", "numpy_us",
                 "ratio", "GB/s", "%triad");
     for (const auto& c : only_executor || only_gemm ? std::vector<bench_case>{} : cases)
