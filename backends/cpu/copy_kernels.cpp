@@ -62,6 +62,9 @@ namespace specula::backends::cpu
         class slice_update_kernel final : public kernel
         {
         public:
+            // Any layout: strided inputs are read in place or copied by
+            // strided_copy, so the executor need not stage them.
+            bool reads_layout(int, const buffer&) const override { return true; }
             slice_update_kernel(std::vector<ir::slice_item> items,
                                 std::shared_ptr<thread_pool> pool)
                 : m_items(std::move(items)), m_pool(std::move(pool))
@@ -107,6 +110,9 @@ namespace specula::backends::cpu
         class concatenate_kernel final : public kernel
         {
         public:
+            // Any layout: strided inputs are read in place or copied by
+            // strided_copy, so the executor need not stage them.
+            bool reads_layout(int, const buffer&) const override { return true; }
             concatenate_kernel(int axis, bool stack, std::shared_ptr<thread_pool> pool)
                 : m_axis(axis), m_stack(stack), m_pool(std::move(pool))
             {

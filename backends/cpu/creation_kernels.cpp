@@ -85,6 +85,11 @@ namespace specula::backends::cpu
         // FILL(x, v): x's shape, every element v (broadcast) converted.
         class fill_from_kernel final : public kernel
         {
+        public:
+            // Any layout: strided inputs are read in place or copied by
+            // strided_copy, so the executor need not stage them.
+            bool reads_layout(int, const buffer&) const override { return true; }
+
         private:
             status run_impl(const kernel_io& io) const override
             {
@@ -238,6 +243,9 @@ namespace specula::backends::cpu
         class shape_dim_kernel final : public kernel
         {
         public:
+            // Any layout: strided inputs are read in place or copied by
+            // strided_copy, so the executor need not stage them.
+            bool reads_layout(int, const buffer&) const override { return true; }
             explicit shape_dim_kernel(int axis) : m_axis(axis) {}
 
         private:

@@ -126,6 +126,9 @@ namespace specula::backends::cpu
         class gather_kernel final : public kernel
         {
         public:
+            // Any layout: strided inputs are read in place or copied by
+            // strided_copy, so the executor need not stage them.
+            bool reads_layout(int, const buffer&) const override { return true; }
             explicit gather_kernel(int axis) : m_axis(axis) {}
 
         private:
@@ -196,6 +199,9 @@ namespace specula::backends::cpu
         class gather_update_kernel final : public kernel
         {
         public:
+            // Any layout: strided inputs are read in place or copied by
+            // strided_copy, so the executor need not stage them.
+            bool reads_layout(int, const buffer&) const override { return true; }
             gather_update_kernel(int axis, std::shared_ptr<thread_pool> pool)
                 : m_axis(axis), m_pool(std::move(pool))
             {
@@ -298,6 +304,9 @@ namespace specula::backends::cpu
         class mask_select_kernel final : public kernel
         {
         public:
+            // Any layout: strided inputs are read in place or copied by
+            // strided_copy, so the executor need not stage them.
+            bool reads_layout(int, const buffer&) const override { return true; }
             bool allocates_outputs() const override { return true; }
 
         private:
@@ -349,6 +358,9 @@ namespace specula::backends::cpu
         class mask_update_kernel final : public kernel
         {
         public:
+            // Any layout: strided inputs are read in place or copied by
+            // strided_copy, so the executor need not stage them.
+            bool reads_layout(int, const buffer&) const override { return true; }
             explicit mask_update_kernel(std::shared_ptr<thread_pool> pool) : m_pool(std::move(pool))
             {
             }

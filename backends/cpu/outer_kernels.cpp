@@ -17,6 +17,9 @@ namespace specula::backends::cpu
         class outer_kernel final : public kernel
         {
         public:
+            // Any layout: strided inputs are read in place or copied by
+            // strided_copy, so the executor need not stage them.
+            bool reads_layout(int, const buffer&) const override { return true; }
             outer_kernel(ufunc_loop multiply, ir::dtype elem) : m_multiply(multiply), m_elem(elem)
             {
             }

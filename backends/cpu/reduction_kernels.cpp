@@ -344,6 +344,9 @@ namespace specula::backends::cpu
         class reduction_kernel final : public kernel
         {
         public:
+            // Any layout: strided inputs are read in place or copied by
+            // strided_copy, so the executor need not stage them.
+            bool reads_layout(int, const buffer&) const override { return true; }
             reduction_kernel(ir::op code, ir::dtype compute, std::vector<bool> reduced,
                              std::shared_ptr<thread_pool> pool)
                 : m_code(code), m_compute(compute), m_reduced(std::move(reduced)),

@@ -111,6 +111,9 @@ namespace specula::backends::cpu
         class variance_kernel final : public kernel
         {
         public:
+            // Any layout: strided inputs are read in place or copied by
+            // strided_copy, so the executor need not stage them.
+            bool reads_layout(int, const buffer&) const override { return true; }
             variance_kernel(ir::dtype elem, std::vector<bool> reduced, std::int64_t ddof,
                             bool is_std, std::shared_ptr<thread_pool> pool)
                 : m_elem(elem), m_reduced(std::move(reduced)), m_ddof(ddof), m_std(is_std),

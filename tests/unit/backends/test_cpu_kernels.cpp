@@ -415,3 +415,61 @@ namespace
         }
     }
 } // namespace
+
+namespace
+{
+    using namespace specula;
+    using namespace specula::backends;
+    using namespace specula::backends::testing;
+    using ir::dtype;
+
+    // Views made inside the graph (transpose, reversed slice, broadcast) read
+    // by the kernels directly (reads_layout): the reference backend's bytes,
+    // which materialises every view as a copy.
+    TEST(cpu_kernels_layout, views_from_movement_ops_give_the_reference_bytes)
+    {
+        ir::module m;
+        ir::graph& g = m.add_graph("main");
+        ir::builder b(g);
+        auto x = b.input({dtype::float64, ir::shape{5, 7}}, "x");
+        auto idx = b.input({dtype::int64, ir::shape{3}}, "idx");
+        auto t = b.transpose(x, {1, 0});
+        ir::slice_item reversed;
+        reversed.step = -1;
+        auto r = b.slice(x, {reversed, ir::slice_item::range(1, 6, 2)});
+        auto wide = b.broadcast_to(b.slice(x, {ir::slice_item::at(0)}), ir::shape{4, 7});
+        auto zero = b.constant(ir::scalar::of_float(dtype::float64, 0.0));
+        b.output(b.gather(t, idx, 1), "take");
+        b.output(b.gather_update(t, idx, b.gather(t, idx, 1), 1), "update");
+        b.output(b.mask_select(r, b.binary(ir::op::GT, r, zero)), "select");
+        b.output(b.slice_update(x, b.slice(t, {ir::slice_item::range(0, 5)}),
+                                {ir::slice_item::range(0, 5), ir::slice_item::range(0, 5)}),
+                 "square");
+        b.output(b.concatenate({t, b.transpose(wide, {1, 0})}, 1), "concat");
+        b.output(b.reduce(ir::op::SUM, t, {0}, false, 0), "sum0");
+        b.output(b.reduce(ir::op::MAX, r, {1}, true, 0), "max1");
+        b.output(b.reduce_all(ir::op::STD, wide, false, 1), "std");
+        b.output(b.reduce(ir::op::ARGMIN, t, {1}, false, 0), "argmin");
+        b.output(b.outer(r, b.slice(x, {ir::slice_item::at(-1)})), "outer");
+        b.output(b.shape_dim(t, 0), "rows");
+        ASSERT_TRUE(b.ok()) << b.state().message();
+        std::vector<double> values(35);
+        for (std::size_t i = 0; i < values.size(); ++i)
+        {
+            values[i] = std::sin(2.3 * static_cast<double>(i)) * 7.0;
+        }
+        std::vector<buffer> inputs{f64({5, 7}, values), i64({3}, {-1, 2, 4})};
+        const reference::reference_backend ref;
+        run_result want = run_on(ref, g, inputs, false);
+        ASSERT_TRUE(want.state) << want.state.to_string();
+        for (int lanes : {1, 2})
+        {
+            run_result got = run_on(cpu_with(lanes), g, inputs); // no fallback: all CPU
+            ASSERT_TRUE(got.state) << got.state.to_string();
+            for (std::size_t i = 0; i < got.outputs.size(); ++i)
+            {
+                EXPECT_EQ(same_bytes(got.outputs[i], want.outputs[i]), "") << "output " << i;
+            }
+        }
+    }
+} // namespace
