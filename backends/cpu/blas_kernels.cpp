@@ -258,6 +258,11 @@ namespace specula::backends::cpu
             // NumPy's matmul_inner_noblas, in its order.
             void noblas(const operand& a, const operand& b, T* c) const
             {
+                if (m_n == 1)
+                {
+                    outer(a, b, c);
+                    return;
+                }
                 for (int i = 0; i < m_m; ++i)
                 {
                     for (int j = 0; j < m_p; ++j)
@@ -268,6 +273,22 @@ namespace specula::backends::cpu
                             acc += *at(a, i, k) * *at(b, k, j);
                         }
                         c[static_cast<std::ptrdiff_t>(i) * m_p + j] = acc;
+                    }
+                }
+            }
+
+            // The contracted dim is 1 (column @ row, as in the RNN's dW += dy @ h.T):
+            // each element is `0 + a*b`, the same sum without the per-element loop.
+            void outer(const operand& a, const operand& b, T* c) const
+            {
+                for (int i = 0; i < m_m; ++i)
+                {
+                    const T ai = *at(a, i, 0);
+                    const std::byte* pb = b.p;
+                    T* row = c + static_cast<std::ptrdiff_t>(i) * m_p;
+                    for (int j = 0; j < m_p; ++j, pb += b.s_col)
+                    {
+                        row[j] = T(0) + ai * *reinterpret_cast<const T*>(pb);
                     }
                 }
             }

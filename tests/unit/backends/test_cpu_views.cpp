@@ -251,6 +251,35 @@ namespace
         }
     }
 
+    // Column @ row (contracted dim 1) with strided operands: NumPy's loop.
+    TEST(cpu_views, outer_products_of_views)
+    {
+        for (ir::dtype t : {f64, f32})
+        {
+            const auto a = random_buffer(t, {48, 40}, 19);
+            const auto h = random_buffer(t, {56, 1}, 20);
+            expect_product("np.matmul(a[:, 2:3], b.T)",
+                           [](ir::builder& b, const std::vector<ir::value_id>& x)
+                           {
+                               auto col = b.slice(x[0], {slice_item::all(), slice_item::range(2, 3)});
+                               b.output(b.matmul(col, b.transpose(x[1], {1, 0})));
+                           },
+                           {a, h});
+            expect_product("np.matmul(a.T[:, 5:6], a[::-7, 1:2].T)",
+                           [](ir::builder& b, const std::vector<ir::value_id>& x)
+                           {
+                               auto col = b.slice(b.transpose(x[0], {1, 0}),
+                                                  {slice_item::all(), slice_item::range(5, 6)});
+                               slice_item back;
+                               back.step = -7;
+                               auto row = b.transpose(
+                                   b.slice(x[0], {back, slice_item::range(1, 2)}), {1, 0});
+                               b.output(b.matmul(col, row));
+                           },
+                           {a});
+        }
+    }
+
     TEST(cpu_views, matmul_and_dot_f64) { expect_products(f64); }
     TEST(cpu_views, matmul_and_dot_f32) { expect_products(f32); }
 
