@@ -47,14 +47,17 @@ namespace specula::engine
         // valgrind scale it with the slowdown). Threshold 0 never parks.
         std::int64_t park_window = 8192;
         std::int64_t rearm_ms = 50;
-        // The cost check (SPECULA_COST_CHECK=off disables it): after
-        // `cost_check_runs` timed graph runs, a region whose fastest graph call
-        // is not below `cost_margin` x its fastest CPython call goes back to
-        // CPython for good. Regions whose CPython calls take less than
-        // `cost_floor_s` are not judged: there the clock's noise and the hook's
-        // own overhead are as large as the difference, and the loss is tiny.
+        // The cost check (SPECULA_COST_CHECK=off disables it), per
+        // specialisation (engine/cost_verdict.hpp): after `cost_check_runs`
+        // timed graph runs and `cost_samples` CPython calls of the same
+        // situation, a specialisation whose fastest graph call is not below
+        // `cost_margin` x its fastest CPython call runs CPython from then on.
+        // Calls under `cost_floor_s` are not judged: there the clock's noise
+        // and the hook's own overhead are as large as the difference, and the
+        // loss is tiny.
         bool cost_check = true;
         int cost_check_runs = 5;
+        int cost_samples = 3;
         double cost_margin = 0.95;
         double cost_floor_s = 50e-6;
 

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "engine/converter/converter.hpp"
+#include "engine/introspection.hpp"
 #include "engine/loop_region.hpp"
 #include "engine/numpy_api.hpp"
 #include "engine/runner.hpp"
@@ -68,6 +69,49 @@ namespace specula::engine
         return dropped;
     }
 
+    namespace
+    {
+        void apply_injection(const region_record::cost_injection& inj, specialisation& spec)
+        {
+            if (situation_of(spec).find(inj.match) != std::string::npos)
+            {
+                // Judged afresh, on the injected times only.
+                *spec.cost = spec_cost{};
+                spec.cost->injected_graph_s = inj.graph_s;
+                spec.cost->injected_cpython_s = inj.cpython_s;
+            }
+        }
+
+        void apply_injections(const region_record& rec, specialisation& spec)
+        {
+            for (const auto& inj : rec.cost_injections)
+            {
+                apply_injection(inj, spec);
+            }
+        }
+    } // namespace
+
+    std::size_t engine_core::inject_cost(const std::string& name, const std::string& match,
+                                         double graph_s, double cpython_s)
+    {
+        std::size_t regions = 0;
+        for (const auto& rec : m_records)
+        {
+            if (rec->r->name() != name)
+            {
+                continue;
+            }
+            rec->cost_injections.push_back({match, graph_s, cpython_s});
+            auto& specs = rec->r->specialisations();
+            for (std::size_t i = 0; i < specs.size(); ++i)
+            {
+                apply_injection(rec->cost_injections.back(), *specs[i]);
+            }
+            ++regions;
+        }
+        return regions;
+    }
+
     void engine_core::reset()
     {
         // A freed code object never calls back into its record again.
@@ -81,6 +125,7 @@ namespace specula::engine
             rec->r->reset(rec->cell_body ? loop_region::loop_config(m_config) : m_config);
             rec->prof.clear();
             rec->recompile_pending = false;
+            rec->cost_injections.clear();
             kept.push_back(std::move(rec));
         }
         m_records = std::move(kept);
@@ -250,11 +295,7 @@ namespace specula::engine
                                          PyObject** result)
     {
         region& r = *rec.r;
-        if (r.wants_cpython_sample())
-        {
-            // Always correct; the hook times it for the cost check.
-            return frame_exit::run_default;
-        }
+        r.expect_cpython_time(nullptr);
         // The whole speculative path is timed (guards, inputs, run, commit,
         // return value): that is what replaces the CPython call.
         auto start = std::chrono::steady_clock::now();
@@ -288,6 +329,17 @@ namespace specula::engine
             if (spec->fallback_only)
             {
                 r.record_fallback(spec->fallback_reason);
+                if (spec->cost->verdict == cost_verdict::cpython)
+                {
+                    // Timed by the caller: the median of its situation.
+                    r.expect_cpython_time(spec->cost);
+                }
+                return frame_exit::run_default;
+            }
+            if (spec->cost->wants_cpython_sample(r.settings()))
+            {
+                // Always correct; the caller times it for the cost verdict.
+                r.expect_cpython_time(spec->cost);
                 return frame_exit::run_default;
             }
             run_report rep = run_specialisation(*spec, values, result);
@@ -296,12 +348,11 @@ namespace specula::engine
             case run_outcome::done:
                 r.record_graph_run();
                 ++spec->runs;
-                if (r.record_graph_time(
-                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                            .count()) &&
-                    m_config.dump.exits)
+                if (r.record_graph_time(*spec->cost, std::chrono::duration<double>(
+                                                         std::chrono::steady_clock::now() - start)
+                                                         .count()))
                 {
-                    std::cerr << "specula: " << r.name() << ": " << *r.reason() << "\n";
+                    graph_lost(rec, *spec);
                 }
                 return frame_exit::run_compiled;
             case run_outcome::assert_exit:
@@ -365,6 +416,29 @@ namespace specula::engine
         return compile_and_run(rec, frame, result, false);
     }
 
+    void engine_core::graph_lost(region_record& rec, specialisation& spec)
+    {
+        region& r = *rec.r;
+        // Calls in this situation run in CPython from now on, without
+        // re-profiling or recompiling; the graph's memory goes.
+        spec.fallback_only = true;
+        spec.fallback_reason = spec.cost->reason;
+        spec.exe.reset();
+        if (m_config.dump.exits)
+        {
+            std::cerr << "specula: " << r.name() << ": " << spec.cost->reason << "\n";
+        }
+        const auto& specs = r.specialisations();
+        for (std::size_t i = 0; i < specs.size(); ++i)
+        {
+            if (!specs[i]->fallback_only)
+            {
+                return; // another situation still runs as a graph
+            }
+        }
+        r.blacklist_keeping_specialisations(spec.cost->reason);
+    }
+
     frame_exit engine_core::compile_and_run(region_record& rec, const frame_hook::frame_view& frame,
                                             PyObject** result, bool first)
     {
@@ -420,6 +494,7 @@ namespace specula::engine
         }
         spec->globals = py::reinterpret_borrow<py::object>(frame.globals);
         spec->numerics_dependent = depends_on_numerics(*spec->module);
+        apply_injections(rec, *spec);
         if (m_config.dump.ir)
         {
             std::cerr << "specula: " << r.name() << " (" << r.file() << ":" << r.line() << ")\n"
@@ -440,33 +515,5 @@ namespace specula::engine
             r.mark_compiled();
         }
         return run_compiled(rec, frame, result);
-    }
-
-    py::list engine_core::report() const
-    {
-        py::list out;
-        for (const auto& rec : m_records)
-        {
-            const region& r = *rec->r;
-            if (!r.ever_hot())
-            {
-                continue;
-            }
-            py::dict d;
-            d["name"] = r.name();
-            d["file"] = r.file();
-            d["line"] = r.line();
-            d["kind"] = rec->kind;
-            d["state"] = state_name(r.state());
-            d["graph_runs"] = r.counters().graph_runs;
-            d["fallbacks"] = r.counters().fallbacks;
-            d["guard_misses"] = r.counters().guard_misses;
-            d["assert_failures"] = r.counters().assert_failures;
-            d["reason"] = r.reason() ? py::object(py::str(*r.reason())) : py::object(py::none());
-            d["time_graph_s"] = r.timing().graph_s;
-            d["time_cpython_s"] = r.timing().cpython_s;
-            out.append(d);
-        }
-        return out;
     }
 } // namespace specula::engine

@@ -43,6 +43,15 @@ namespace specula::engine
         std::vector<std::string> loop_names;
         std::vector<std::string> loop_locals;
         std::vector<std::string> loop_bound;
+        // Tests: timings given to the specialisations whose situation
+        // (situation_of) contains `match`, now and when compiled later.
+        struct cost_injection
+        {
+            std::string match;
+            double graph_s = 0.0;
+            double cpython_s = 0.0;
+        };
+        std::vector<cost_injection> cost_injections;
     };
 
     class engine_core
@@ -78,6 +87,12 @@ namespace specula::engine
         // depend on it (they recompile on their next call). Returns how many
         // were dropped.
         std::size_t set_numerics(numerics_mode mode);
+        // Tests: every specialisation of the regions named `name` whose
+        // situation contains `match` records these times instead of the
+        // clock's (makes a cost verdict deterministic). Returns how many
+        // regions it applies to.
+        std::size_t inject_cost(const std::string& name, const std::string& match, double graph_s,
+                                double cpython_s);
 
         // Regions entered from outside the frame hook (loops in cells): the
         // registry owns the record, the caller keeps the returned pointer.
@@ -109,6 +124,8 @@ namespace specula::engine
                                         PyObject** result);
         frame_hook::frame_exit run_compiled(region_record& rec, const frame_hook::frame_view& frame,
                                             PyObject** result);
+        // `spec` (a specialisation of `rec`) lost its cost verdict.
+        void graph_lost(region_record& rec, specialisation& spec);
         frame_hook::frame_exit compile_and_run(region_record& rec,
                                                const frame_hook::frame_view& frame,
                                                PyObject** result, bool first);

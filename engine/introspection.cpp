@@ -125,13 +125,51 @@ namespace specula::engine
             return n;
         }
 
+        std::string ms(double seconds)
+        {
+            std::ostringstream out;
+            out.precision(3);
+            out << seconds * 1e3 << " ms";
+            return out.str();
+        }
+
+        // The cost verdict of one specialisation: who won and on what.
+        void write_cost(std::ostringstream& out, const spec_cost& c)
+        {
+            std::optional<double> g = c.graph.median_s();
+            std::optional<double> p = c.cpython.median_s();
+            out << "      cost: ";
+            switch (c.verdict)
+            {
+            case cost_verdict::undecided:
+                out << "not judged yet";
+                break;
+            case cost_verdict::graph:
+                out << "graph wins";
+                break;
+            case cost_verdict::cpython:
+                out << "CPython wins";
+                break;
+            }
+            out << "; median graph call " << (g ? ms(*g) : "not timed") << ", median CPython call "
+                << (p ? ms(*p) : "not timed") << " (" << c.cpython.count() << " timed)";
+            if (std::optional<double> saved = c.time_saved_s())
+            {
+                out << "; time saved " << ms(*saved);
+            }
+            out << "\n";
+        }
+
         void write_specialisation(std::ostringstream& out, const specialisation& s, std::size_t i,
                                   std::size_t total)
         {
-            out << "  specialisation " << i + 1 << " of " << total << ": ";
+            out << "  specialisation " << i + 1 << " of " << total << " (" << situation_of(s)
+                << "): ";
             if (s.fallback_only)
             {
-                out << "stays in CPython for calls like this (" << s.fallback_reason << ")\n";
+                out << "stays in CPython for calls like this (" << s.fallback_reason << ")";
+                out << (s.runs > 0 ? ", after " + std::to_string(s.runs) + " graph run(s)" : "")
+                    << "\n";
             }
             else
             {
@@ -139,6 +177,10 @@ namespace specula::engine
                     << s.guards.count() << " guard(s), " << s.exit_reasons.size() << " assert(s)"
                     << (s.numerics_dependent ? ", float32 (depends on the numerics mode)" : "")
                     << "\n";
+            }
+            if (!s.fallback_only || s.cost->verdict == cost_verdict::cpython)
+            {
+                write_cost(out, *s.cost);
             }
             for (const auto& list : s.guards.per_source)
             {
@@ -188,6 +230,39 @@ namespace specula::engine
             return state_name(r.state());
         }
     } // namespace
+
+    std::string situation_of(const specialisation& spec)
+    {
+        std::string text;
+        auto add = [&text](const guard& g)
+        {
+            switch (g.kind)
+            {
+            case guard_kind::int_value:
+            case guard_kind::float_value:
+            case guard_kind::str_value:
+            case guard_kind::int_range:
+            case guard_kind::array_meta:
+            case guard_kind::length:
+                text += (text.empty() ? "" : ", ") + assumption(g);
+                break;
+            default:
+                break;
+            }
+        };
+        for (const auto& list : spec.guards.per_source)
+        {
+            for (const guard& g : list)
+            {
+                add(g);
+            }
+        }
+        if (text.size() > 160)
+        {
+            text = text.substr(0, 157) + "...";
+        }
+        return text.empty() ? "any call" : text;
+    }
 
     std::string explain_region(const region_record& rec)
     {

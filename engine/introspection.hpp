@@ -14,6 +14,10 @@ namespace specula::engine
     // Locations are written "<file>:<line>" so the kernel can name cells.
     std::string explain_region(const region_record& rec);
 
+    // One line naming the situation a specialisation was built for: the
+    // values, value ranges and array types its guards assume.
+    std::string situation_of(const specialisation& spec);
+
     // The DOT text of the graph its most recently used compiled
     // specialisation runs, or nothing (with `why`) when it has none.
     std::optional<std::string> graph_dot_of(const region_record& rec, std::string& why);

@@ -107,6 +107,13 @@ namespace specula::engine
             "The Graphviz DOT text of the function's most recently used graph.");
         m.def("install_loop_builtins", &loop_region::install_builtins,
               "Put the entry points of loops in cells into builtins (specula.cell_loops).");
+        m.def(
+            "_inject_cost",
+            [](const std::string& name, const std::string& match, double graph_s, double cpython_s)
+            { return engine_core::instance().inject_cost(name, match, graph_s, cpython_s); },
+            py::arg("name"), py::arg("situation"), py::arg("graph_s"), py::arg("cpython_s"),
+            "Tests: specialisations of region `name` whose situation contains `situation` record "
+            "these call times instead of the clock's (deterministic cost verdicts).");
         m.def("threshold", []() { return engine_core::instance().settings().threshold; });
     }
 

@@ -37,8 +37,7 @@ namespace specula::engine
         m_reason.reset();
         m_counters = region_counters{};
         m_timing = region_timing{};
-        m_window = cost_window{};
-        m_cost_checked = false;
+        m_expected.reset();
         m_ever_hot = false;
         m_specs.clear();
         m_slot.countdown = m_code_alive ? cfg.threshold : never_again;
@@ -61,11 +60,14 @@ namespace specula::engine
         m_slot.countdown = -1;
     }
 
-    void region::set_terminal(region_state s, std::string reason)
+    void region::set_terminal(region_state s, std::string reason, bool keep_specialisations)
     {
         m_state = s;
         m_reason = std::move(reason);
-        m_specs.clear();
+        if (!keep_specialisations)
+        {
+            m_specs.clear();
+        }
         // The hook stops calling the engine for this code object.
         m_slot.countdown = never_again;
     }
@@ -80,6 +82,11 @@ namespace specula::engine
         set_terminal(region_state::blacklisted, std::move(reason));
     }
 
+    void region::blacklist_keeping_specialisations(std::string reason)
+    {
+        set_terminal(region_state::blacklisted, std::move(reason), true);
+    }
+
     bool region::record_guard_miss(std::string explanation)
     {
         ++m_counters.guard_misses;
@@ -90,9 +97,6 @@ namespace specula::engine
             return false;
         }
         m_reason = std::move(explanation);
-        // The next specialisation is judged afresh, on the calls from now on.
-        m_window = cost_window{};
-        m_cost_checked = false;
         return true;
     }
 
@@ -125,63 +129,24 @@ namespace specula::engine
         blacklist("internal error: " + what);
     }
 
-    namespace
-    {
-        // One more timed call in the cost window: its count and the fastest.
-        void add_sample(std::int64_t& calls, double& min_s, double seconds)
-        {
-            if (calls == 0 || seconds < min_s)
-            {
-                min_s = seconds;
-            }
-            ++calls;
-        }
-    } // namespace
-
     void region::record_cpython_time(double seconds)
     {
-        add_sample(m_window.cpython_calls, m_window.cpython_min_s, seconds);
+        if (std::shared_ptr<spec_cost> cost = m_expected.lock())
+        {
+            seconds = cost->injected_cpython_s.value_or(seconds);
+            cost->cpython.add(seconds);
+        }
+        m_expected.reset();
         ++m_timing.cpython_calls;
         m_timing.cpython_s += seconds;
     }
 
-    bool region::wants_cpython_sample() const
+    bool region::record_graph_time(spec_cost& cost, double seconds)
     {
-        return m_config.cost_check && !m_cost_checked && m_state == region_state::compiled &&
-               m_window.cpython_calls == 0 && m_window.graph_calls >= m_config.cost_check_runs;
-    }
-
-    bool region::record_graph_time(double seconds)
-    {
-        add_sample(m_window.graph_calls, m_window.graph_min_s, seconds);
+        seconds = cost.injected_graph_s.value_or(seconds);
         ++m_timing.graph_calls;
         m_timing.graph_s += seconds;
-        if (!m_config.cost_check || m_cost_checked || m_state != region_state::compiled ||
-            m_window.graph_calls < m_config.cost_check_runs)
-        {
-            return false;
-        }
-        if (m_window.cpython_calls == 0)
-        {
-            // Graph calls under the floor need no CPython sample: either
-            // CPython is slower still, or it is under the floor and not judged.
-            m_cost_checked = m_window.graph_min_s < m_config.cost_floor_s;
-            return false;
-        }
-        // Decided once per situation: later calls cost nothing, and a region
-        // keeps its verdict instead of flapping with the machine's load. Minima, because
-        // noise only ever adds time.
-        m_cost_checked = true;
-        if (m_window.cpython_min_s < m_config.cost_floor_s ||
-            m_window.graph_min_s <= m_config.cost_margin * m_window.cpython_min_s)
-        {
-            return false;
-        }
-        char text[160];
-        std::snprintf(text, sizeof text,
-                      "graph slower than CPython (graph %.3g ms vs CPython %.3g ms per call)",
-                      m_window.graph_min_s * 1e3, m_window.cpython_min_s * 1e3);
-        blacklist(text);
-        return true;
+        cost.graph.add(seconds);
+        return judge(cost, m_config);
     }
 } // namespace specula::engine

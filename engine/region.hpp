@@ -10,6 +10,7 @@
 #include <string>
 
 #include "engine/config.hpp"
+#include "engine/cost_verdict.hpp"
 #include "engine/hook_slot.hpp"
 #include "engine/mru_list.hpp"
 
@@ -48,18 +49,6 @@ namespace specula::engine
         std::int64_t graph_calls = 0;
     };
 
-    // What the cost check judges: the calls since the situation last changed
-    // (the first profiling, or a guard miss that leads to a new
-    // specialisation: another dtype, a relaxed shape), so each new graph is
-    // weighed against CPython on its own calls.
-    struct cost_window
-    {
-        std::int64_t cpython_calls = 0;
-        double cpython_min_s = 0.0; // the fastest (the least disturbed) of them
-        std::int64_t graph_calls = 0;
-        double graph_min_s = 0.0;
-    };
-
     class region
     {
     public:
@@ -90,6 +79,9 @@ namespace specula::engine
         void mark_compiled();
         void mark_not_convertible(std::string reason);
         void blacklist(std::string reason);
+        // Every specialisation lost its cost verdict: CPython for good. The
+        // specialisations stay (graph-less) so the report can say which lost.
+        void blacklist_keeping_specialisations(std::string reason);
 
         // A call whose guards all failed. Returns false (and blacklists) when
         // the region recompiled too often to be worth another attempt.
@@ -104,22 +96,23 @@ namespace specula::engine
         void record_internal_error(const std::string& what);
 
         const region_timing& timing() const { return m_timing; }
-        // A call that CPython evaluated after the engine saw it.
+        // A call that CPython evaluated after the engine saw it. When it was
+        // a call the engine sent to CPython on behalf of a specialisation
+        // (expect_cpython_time), the time is that specialisation's too.
         void record_cpython_time(double seconds);
-        // A graph call that completed. Runs the cost check once enough graph
-        // calls were timed: returns true when the region was blacklisted
-        // because its graphs do not beat CPython.
-        bool record_graph_time(double seconds);
-        // The cost check is due but no CPython call was timed yet (threshold
-        // 0 compiles on the first call): the next call should run in CPython
-        // to be measured.
-        bool wants_cpython_sample() const;
+        // The next CPython time recorded belongs to `cost` (null: to no
+        // specialisation). Set on every entry, so a sample that never
+        // arrives (a loop that ended) is not given to a later call.
+        void expect_cpython_time(const std::shared_ptr<spec_cost>& cost) { m_expected = cost; }
+        // A graph call of the specialisation owning `cost` completed. Returns
+        // true when its cost verdict went to CPython just now.
+        bool record_graph_time(spec_cost& cost, double seconds);
 
         mru_list<std::shared_ptr<specialisation>>& specialisations() { return m_specs; }
         const mru_list<std::shared_ptr<specialisation>>& specialisations() const { return m_specs; }
 
     private:
-        void set_terminal(region_state s, std::string reason);
+        void set_terminal(region_state s, std::string reason, bool keep_specialisations = false);
 
         std::string m_name;
         std::string m_file;
@@ -129,8 +122,7 @@ namespace specula::engine
         std::optional<std::string> m_reason;
         region_counters m_counters;
         region_timing m_timing;
-        cost_window m_window;
-        bool m_cost_checked = false;
+        std::weak_ptr<spec_cost> m_expected;
         bool m_ever_hot = false;
         bool m_code_alive = true;
         mru_list<std::shared_ptr<specialisation>> m_specs;

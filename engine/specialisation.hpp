@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/executable.hpp"
+#include "engine/cost_verdict.hpp"
 #include "engine/guards.hpp"
 #include "engine/sources.hpp"
 #include "engine/tree_inputs.hpp"
@@ -100,6 +101,9 @@ namespace specula::engine
         // Set when the graph runs a recursion over a tree of Python objects.
         std::shared_ptr<tree_plan> tree;
         std::int64_t runs = 0;
+        // Its own cost verdict (graph or CPython in this situation), shared
+        // with the region while a CPython call of its situation is timed.
+        std::shared_ptr<spec_cost> cost = std::make_shared<spec_cost>();
         py::object globals; // the function's globals dict it was built for
     };
 } // namespace specula::engine

@@ -1,0 +1,85 @@
+#include "engine/cost_verdict.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+namespace specula::engine
+{
+    std::optional<double> call_samples::median_s() const
+    {
+        if (m_count == 0)
+        {
+            return std::nullopt;
+        }
+        std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(m_count), kept);
+        std::vector<double> v(m_recent.begin(), m_recent.begin() + static_cast<std::ptrdiff_t>(n));
+        std::size_t mid = n / 2;
+        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+        if (n % 2 == 1)
+        {
+            return v[mid];
+        }
+        double upper = v[mid];
+        double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+        return (lower + upper) / 2;
+    }
+
+    const char* verdict_name(cost_verdict v)
+    {
+        switch (v)
+        {
+        case cost_verdict::undecided:
+            return "undecided";
+        case cost_verdict::graph:
+            return "graph";
+        case cost_verdict::cpython:
+            return "cpython";
+        }
+        return "undecided";
+    }
+
+    std::optional<double> spec_cost::time_saved_s() const
+    {
+        std::optional<double> g = graph.median_s();
+        std::optional<double> c = cpython.median_s();
+        if (!g || !c)
+        {
+            return std::nullopt;
+        }
+        return static_cast<double>(graph.count()) * (*c - *g);
+    }
+
+    bool judge(spec_cost& c, const config& cfg)
+    {
+        if (!cfg.cost_check || c.verdict != cost_verdict::undecided ||
+            c.graph.count() < cfg.cost_check_runs)
+        {
+            return false;
+        }
+        if (c.cpython.count() == 0 && c.graph.min_s() < cfg.cost_floor_s)
+        {
+            // Either CPython is slower still, or it is under the floor too
+            // and not worth judging.
+            c.verdict = cost_verdict::graph;
+            return false;
+        }
+        if (c.cpython.count() < cfg.cost_samples)
+        {
+            return false;
+        }
+        if (c.cpython.min_s() < cfg.cost_floor_s ||
+            c.graph.min_s() <= cfg.cost_margin * c.cpython.min_s())
+        {
+            c.verdict = cost_verdict::graph;
+            return false;
+        }
+        char text[160];
+        std::snprintf(text, sizeof text,
+                      "graph slower than CPython (graph %.3g ms vs CPython %.3g ms per call)",
+                      c.graph.min_s() * 1e3, c.cpython.min_s() * 1e3);
+        c.reason = text;
+        c.verdict = cost_verdict::cpython;
+        return true;
+    }
+} // namespace specula::engine

@@ -1,0 +1,203 @@
+// Per-specialisation cost verdicts (engine/cost_verdict.hpp) and how a region
+// routes timed calls to them. Timings are injected: nothing here reads a clock.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "engine/cost_verdict.hpp"
+#include "engine/region.hpp"
+
+using namespace specula::engine;
+
+namespace
+{
+    std::unique_ptr<region> compiled_region(const config& cfg)
+    {
+        auto r = std::make_unique<region>("f", "x.py", 3, cfg);
+        while (!r->observe_profiling_call())
+        {
+        }
+        r->mark_compiled();
+        return r;
+    }
+
+    // One call of the situation `cost` stands for, as engine_core routes it:
+    // a CPython sample when the verdict wants one, a graph call otherwise.
+    // Returns true when the graph lost on this call.
+    bool call(region& r, const std::shared_ptr<spec_cost>& cost, double graph_s, double cpython_s)
+    {
+        r.expect_cpython_time(nullptr);
+        if (cost->wants_cpython_sample(r.settings()))
+        {
+            r.expect_cpython_time(cost);
+            r.record_cpython_time(cpython_s);
+            return false;
+        }
+        return r.record_graph_time(*cost, graph_s);
+    }
+} // namespace
+
+TEST(engine_cost, median_of_the_latest_calls)
+{
+    call_samples s;
+    EXPECT_FALSE(s.median_s().has_value());
+    s.add(3.0);
+    s.add(1.0);
+    s.add(2.0);
+    EXPECT_EQ(*s.median_s(), 2.0);
+    s.add(10.0);
+    EXPECT_EQ(*s.median_s(), 2.5);
+    EXPECT_EQ(s.min_s(), 1.0);
+    EXPECT_EQ(s.count(), 4);
+    // Only the latest `kept` calls count for the median.
+    for (std::size_t i = 0; i < call_samples::kept; ++i)
+    {
+        s.add(7.0);
+    }
+    EXPECT_EQ(*s.median_s(), 7.0);
+    EXPECT_EQ(s.min_s(), 1.0);
+}
+
+TEST(engine_cost, samples_alternate_with_graph_calls_then_judge)
+{
+    config cfg;
+    auto held = compiled_region(cfg);
+    region& r = *held;
+    auto cost = std::make_shared<spec_cost>();
+    int cpython_calls = 0;
+    int graph_calls = 0;
+    bool lost = false;
+    while (!lost && graph_calls + cpython_calls < 20)
+    {
+        bool sample = cost->wants_cpython_sample(cfg);
+        lost = call(r, cost, 3.1e-3, 1.6e-3);
+        (sample ? cpython_calls : graph_calls) += 1;
+    }
+    ASSERT_TRUE(lost);
+    EXPECT_EQ(graph_calls, cfg.cost_check_runs);
+    EXPECT_EQ(cpython_calls, cfg.cost_samples);
+    EXPECT_EQ(cost->verdict, cost_verdict::cpython);
+    EXPECT_EQ(cost->reason, "graph slower than CPython (graph 3.1 ms vs CPython 1.6 ms per call)");
+    // The region itself is not the judge: the engine blacklists it only
+    // when every specialisation lost.
+    EXPECT_EQ(r.state(), region_state::compiled);
+    EXPECT_EQ(r.timing().cpython_calls, cfg.cost_samples);
+    EXPECT_EQ(r.timing().graph_calls, cfg.cost_check_runs);
+}
+
+TEST(engine_cost, fast_and_slow_situations_get_their_own_verdicts)
+{
+    // W3's loop: a weight update is slower as a graph, a bias update faster.
+    // The cheap iterations must not vouch for the expensive ones.
+    config cfg;
+    cfg.cost_floor_s = 0.0; // a loop region
+    auto held = compiled_region(cfg);
+    region& r = *held;
+    auto weights = std::make_shared<spec_cost>();
+    auto bias = std::make_shared<spec_cost>();
+    bool weights_lost = false;
+    bool bias_lost = false;
+    for (int i = 0; i < 20; ++i)
+    {
+        weights_lost |= call(r, weights, 2.0e-3, 1.0e-3);
+        bias_lost |= call(r, bias, 5e-6, 20e-6);
+    }
+    EXPECT_TRUE(weights_lost);
+    EXPECT_FALSE(bias_lost);
+    EXPECT_EQ(weights->verdict, cost_verdict::cpython);
+    EXPECT_EQ(bias->verdict, cost_verdict::graph);
+    EXPECT_EQ(weights->cpython.count(), cfg.cost_samples);
+    EXPECT_EQ(*bias->cpython.median_s(), 20e-6);
+    // Time saved: graph calls x (median CPython - median graph).
+    EXPECT_DOUBLE_EQ(*bias->time_saved_s(),
+                     static_cast<double>(bias->graph.count()) * (20e-6 - 5e-6));
+    EXPECT_LT(*weights->time_saved_s(), 0.0);
+}
+
+TEST(engine_cost, decided_once_and_kept_under_load)
+{
+    config cfg;
+    auto held = compiled_region(cfg);
+    region& r = *held;
+    auto cost = std::make_shared<spec_cost>();
+    for (int i = 0; i < 10; ++i)
+    {
+        EXPECT_FALSE(call(r, cost, 0.5e-3, 1e-3));
+    }
+    EXPECT_EQ(cost->verdict, cost_verdict::graph);
+    // A busy machine later does not flip it, and asks for no more samples.
+    for (int i = 0; i < 20; ++i)
+    {
+        EXPECT_FALSE(cost->wants_cpython_sample(cfg));
+        EXPECT_FALSE(r.record_graph_time(*cost, 5e-3));
+    }
+}
+
+TEST(engine_cost, a_sample_that_never_arrives_is_not_given_to_a_later_call)
+{
+    config cfg;
+    auto held = compiled_region(cfg);
+    region& r = *held;
+    auto cost = std::make_shared<spec_cost>();
+    r.expect_cpython_time(cost);
+    // The next entry clears the expectation (a loop that ended between).
+    r.expect_cpython_time(nullptr);
+    r.record_cpython_time(1e-3);
+    EXPECT_EQ(cost->cpython.count(), 0);
+    EXPECT_EQ(r.timing().cpython_calls, 1);
+    // A specialisation dropped while its sample runs: the time stays the region's.
+    {
+        auto dropped = std::make_shared<spec_cost>();
+        r.expect_cpython_time(dropped);
+    }
+    r.record_cpython_time(1e-3);
+    EXPECT_EQ(r.timing().cpython_calls, 2);
+}
+
+TEST(engine_cost, cost_check_off_or_tiny_calls_are_not_judged)
+{
+    config off;
+    off.cost_check = false;
+    auto held = compiled_region(off);
+    auto cost = std::make_shared<spec_cost>();
+    for (int i = 0; i < 10; ++i)
+    {
+        EXPECT_FALSE(cost->wants_cpython_sample(off));
+        EXPECT_FALSE(held->record_graph_time(*cost, 3e-3));
+    }
+    EXPECT_EQ(cost->verdict, cost_verdict::undecided);
+
+    // Graph calls under the floor: kept without sampling CPython.
+    config cfg;
+    auto held_fast = compiled_region(cfg);
+    auto fast = std::make_shared<spec_cost>();
+    for (int i = 0; i < 10; ++i)
+    {
+        EXPECT_FALSE(fast->wants_cpython_sample(cfg));
+        EXPECT_FALSE(held_fast->record_graph_time(*fast, cfg.cost_floor_s / 2));
+    }
+    EXPECT_EQ(fast->verdict, cost_verdict::graph);
+    EXPECT_FALSE(fast->time_saved_s().has_value());
+
+    // CPython under the floor: not judged, even when the graph is slower.
+    auto held_tiny = compiled_region(cfg);
+    auto tiny = std::make_shared<spec_cost>();
+    for (int i = 0; i < 10; ++i)
+    {
+        EXPECT_FALSE(call(*held_tiny, tiny, cfg.cost_floor_s, cfg.cost_floor_s / 2));
+    }
+    EXPECT_EQ(tiny->verdict, cost_verdict::graph);
+}
+
+TEST(engine_cost, blacklisting_can_keep_the_specialisations_for_the_report)
+{
+    config cfg;
+    auto held = compiled_region(cfg);
+    region& r = *held;
+    r.specialisations().push_front(nullptr);
+    r.blacklist_keeping_specialisations(
+        "graph slower than CPython (graph 3 ms vs CPython 2 ms per call)");
+    EXPECT_EQ(r.state(), region_state::blacklisted);
+    EXPECT_EQ(r.specialisations().size(), 1u);
+    EXPECT_EQ(r.m_slot.countdown, never_again);
+}
