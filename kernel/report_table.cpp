@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cstdio>
 #include <regex>
 #include <sstream>
 
@@ -77,9 +78,23 @@ namespace specula::kernel
         return std::make_pair(std::stoi(m[1].str()), line);
     }
 
+    std::string format_time_saved(std::optional<double> seconds)
+    {
+        if (!seconds)
+        {
+            return "-";
+        }
+        double s = *seconds;
+        bool whole_seconds = s >= 1.0 || s <= -1.0;
+        char text[32];
+        std::snprintf(text, sizeof text, "%.3g %s", whole_seconds ? s : s * 1e3,
+                      whole_seconds ? "s" : "ms");
+        return text;
+    }
+
     namespace
     {
-        constexpr std::size_t column_count = 8;
+        constexpr std::size_t column_count = 9;
         using table_line = std::array<std::string, column_count>;
 
         table_line cells_of(const report_row& row, const cell_names& cells)
@@ -91,6 +106,7 @@ namespace specula::kernel
                     std::to_string(row.graph_runs),
                     std::to_string(row.fallbacks),
                     std::to_string(row.guard_misses) + "/" + std::to_string(row.assert_failures),
+                    format_time_saved(row.time_saved_s),
                     cells.rewrite(row.reason.value_or(""))};
         }
 
@@ -116,7 +132,7 @@ namespace specula::kernel
             return "No region has become hot yet: every call so far ran in CPython.\n";
         }
         std::vector<table_line> lines = {{"region", "where", "kind", "state", "graph runs",
-                                          "fallbacks", "misses/asserts", "reason"}};
+                                          "fallbacks", "misses/asserts", "time saved", "reason"}};
         for (const report_row& row : rows)
         {
             lines.push_back(cells_of(row, cells));

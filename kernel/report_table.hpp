@@ -23,7 +23,13 @@ namespace specula::kernel
         std::int64_t guard_misses = 0;
         std::int64_t assert_failures = 0;
         std::optional<std::string> reason;
+        // Estimated seconds the graphs saved against CPython (engine/README.md,
+        // "Time saved"); unknown until a situation has both medians.
+        std::optional<double> time_saved_s;
     };
+
+    // "12.3 ms", "-0.41 ms", "2.05 s", "-" when unknown.
+    std::string format_time_saved(std::optional<double> seconds);
 
     // Names notebook cells by execution count: IPython compiles each cell
     // under a temporary file name, which means nothing to the user.

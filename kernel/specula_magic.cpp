@@ -61,6 +61,10 @@ namespace specula::kernel
             {
                 row.reason = py::str(d["reason"]).cast<std::string>();
             }
+            if (d.contains("time_saved_s") && !d["time_saved_s"].is_none())
+            {
+                row.time_saved_s = d["time_saved_s"].cast<double>();
+            }
             return row;
         }
 

@@ -55,6 +55,18 @@ TEST(report_table, rows_are_aligned_and_complete)
     EXPECT_NE(lines[1].find("120"), std::string::npos);
     EXPECT_NE(lines[1].find("2/0"), std::string::npos);
     EXPECT_NE(lines[2].find("not convertible: yield"), std::string::npos);
+    EXPECT_NE(lines[0].find("time saved"), std::string::npos);
+}
+
+TEST(report_table, time_saved_in_readable_units)
+{
+    EXPECT_EQ(sk::format_time_saved(std::nullopt), "-");
+    EXPECT_EQ(sk::format_time_saved(0.0123), "12.3 ms");
+    EXPECT_EQ(sk::format_time_saved(-0.00041), "-0.41 ms");
+    EXPECT_EQ(sk::format_time_saved(2.05), "2.05 s");
+    sk::cell_names cells;
+    sk::report_row row{"step", "/tmp/c.py", 4, "function", "compiled", 120, 1, 2, 0, {}, 0.5};
+    EXPECT_NE(sk::format_report_table({row}, cells).find("500 ms"), std::string::npos);
 }
 
 TEST(cell_names, file_of_an_execution_count)
