@@ -1,6 +1,8 @@
 // Builtins on values the converter holds: len, range, abs, min, max, float,
 // int, bool, isinstance... evaluated by Python on specialised values, or
 // mapped to IR where their result is only known at run time.
+#include <algorithm>
+
 #include "engine/converter/converter.hpp"
 
 namespace specula::engine::converter
@@ -145,12 +147,22 @@ namespace specula::engine::converter
             const ir::value_type& t = type_of(e.value);
             if (t.dims.rank() == 0 && t.elem == ir::dtype::float64)
                 return new_array(m_builder->cast(e.value, ir::dtype::float64), surface::py_float);
+            // Exact below 2**53, which as_float64 makes sure of.
+            if (e.surf == surface::py_int)
+                return new_array(as_float64(p[0], node), surface::py_float);
         }
         if (name == "abs" && p.size() == 1 && p[0].k == cval::kind::array)
         {
             const array_entry& e = m_arrays[static_cast<size_t>(p[0].arr)];
             if (e.surf == surface::py_int)
-                fail("abs of a relaxed Python int", node);
+            {
+                // Exact: the range is far inside int64.
+                std::int64_t m = std::max(-e.int_lo, e.int_hi);
+                cval out = new_array(m_builder->unary(ir::op::ABS, e.value), surface::py_int);
+                m_arrays[static_cast<size_t>(out.arr)].int_lo = e.int_lo >= 0 ? e.int_lo : 0;
+                m_arrays[static_cast<size_t>(out.arr)].int_hi = m;
+                return out;
+            }
             return new_array(m_builder->unary(ir::op::ABS, e.value), e.surf);
         }
         fail("builtin " + name + " on array data", node);

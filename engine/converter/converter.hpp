@@ -254,6 +254,10 @@ namespace specula::engine::converter
         cval power_operator(const cval& a, const cval& b, bool in_place, py::handle node);
         cval fold(py::handle node, const cval& a, const cval& b, const char* op);
         cval python_int_binary(ir::op code, const cval& a, const cval& b, py::handle node);
+        // int_division.cpp: `%` and `//` on Python ints of known ranges, with
+        // Python's sign rules and ZeroDivisionError as an exit
+        cval python_int_division(ir::op code, const ir::value_id* v, const std::int64_t* lo,
+                                 const std::int64_t* hi, py::handle node);
         ir::value_id as_float64(const cval& v, py::handle node);
         bool is_python_scalar(const cval& v) const;
 

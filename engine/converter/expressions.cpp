@@ -335,6 +335,9 @@ namespace specula::engine::converter
             }
             break;
         }
+        case ir::op::MOD:
+        case ir::op::FLOORDIV:
+            return python_int_division(code, v, lo, hi, node);
         default:
             fail(std::string("Python int operator ") + python_name(code) + " on a relaxed int",
                  node);

@@ -178,4 +178,15 @@ PROGRAMS = [
         "for p in range(4):\n    u = u + 1.0\nu",
         "for p in range(4):\n    u = u + 1.0\nu",
     ]),
+    # The loop counter changes every iteration: it becomes an int64 input
+    # used in `%` and `//` (Python's sign rules), as an index (negative wrap)
+    # and as a float.
+    cell_program("counter_as_input", [
+        SETUP + "table = np.arange(40.0).reshape(10, 4)\nacc = np.zeros(4)",
+        "for i in range(30):\n"
+        "    acc = acc + table[i % 10] * 0.5\n"
+        "    acc = acc - table[-1 - i % 10] * float(i // 7)\n"
+        "    k = (i - 12) // 5 + (i % -4)\n"
+        "acc, i, k",
+    ]),
 ]

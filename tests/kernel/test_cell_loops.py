@@ -229,3 +229,21 @@ def test_reset_makes_loops_enter_the_engine_again(kernels):
     assert reply["status"] == "ok"
     after = [r for r in _report(kc) if r["kind"] == "loop" and r["graph_runs"] == 5]
     assert after, _report(kc)
+
+
+def test_a_changing_counter_compiles_once(kernels):
+    # A counter used in `%`, `//` and as an index is an input of one graph,
+    # not a value every iteration recompiles for (until 32 compiles).
+    km, kc = kernels["thr0"]
+    execute(kc, "%reset -f", store_history=False)
+    execute(kc, "import numpy as np\nqt = np.arange(12.0).reshape(6, 2)\nqa = np.zeros(2)")
+    reply, messages = execute(kc, "print(get_ipython().execution_count)\n"
+                                  "for qi in range(40):\n"
+                                  "    qa = qa + qt[qi % 6] * float(qi // 4) - qt[-1 - qi % 6]")
+    assert reply["status"] == "ok"
+    count = int(_stdout(messages))
+    rows = [r for r in _report(kc) if r["kind"] == "loop" and r["name"] == f"In [{count}], line 2"]
+    assert len(rows) == 1, [(r["name"], r["compiles"]) for r in _report(kc)]
+    row = rows[0]
+    assert row["state"] == "compiled" and row["compiles"] <= 2, row
+    assert row["graph_runs"] >= 40 - 2, row
