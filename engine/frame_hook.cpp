@@ -229,9 +229,24 @@ namespace specula::engine::frame_hook
                     end_window();
                 }
             }
+            if (slot->timing > 0)
+            {
+                // A recursive call inside a CPython run of the same code is
+                // part of that run: profiled, compiled, run as a graph and
+                // timed at the outermost call only (a subtree's call is no
+                // sample for a graph run over the whole tree).
+                return run_default(tstate, frame, throwflag);
+            }
             if (--slot->countdown >= 0)
             {
-                return run_default(tstate, frame, throwflag);
+                if (slot == &g_never_slot)
+                {
+                    return run_default(tstate, frame, throwflag);
+                }
+                ++slot->timing;
+                PyObject* out = run_default(tstate, frame, throwflag);
+                --slot->timing;
+                return out;
             }
             frame_view view{reinterpret_cast<PyObject*>(frame->f_func), frame->f_globals,
                             frame->f_builtins, frame->localsplus, code};
@@ -248,14 +263,16 @@ namespace specula::engine::frame_hook
             case frame_exit::run_default:
                 break;
             }
-            if (g_callbacks.ran_default == nullptr)
-            {
-                return run_default(tstate, frame, throwflag);
-            }
             // Timed so the engine can compare CPython with its graphs (two
             // clock reads, only on calls the engine already saw).
             auto start = std::chrono::steady_clock::now();
+            ++slot->timing;
             PyObject* out = run_default(tstate, frame, throwflag);
+            --slot->timing;
+            if (g_callbacks.ran_default == nullptr)
+            {
+                return out;
+            }
             g_callbacks.ran_default(
                 slot,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());

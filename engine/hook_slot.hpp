@@ -13,6 +13,9 @@ namespace specula::engine
         std::int64_t countdown = 0;
         // The engine's record for this code object (opaque to the hook).
         void* owner = nullptr;
+        // CPython runs of this code in progress: a recursive call inside one
+        // is part of that run (never profiled, compiled or timed on its own).
+        std::int32_t timing = 0;
     };
 
     inline constexpr std::int64_t never_again = INT64_MAX / 2;
