@@ -64,8 +64,14 @@ namespace specula::engine
             c.verdict = cost_verdict::graph;
             return false;
         }
-        if (c.cpython.count() < cfg.cost_samples)
+        if (c.cpython.count() < cfg.cost_samples && c.lost_samples < cfg.cost_samples)
         {
+            return false;
+        }
+        if (c.cpython.count() == 0)
+        {
+            // CPython could never be timed in this situation: keep the graph.
+            c.verdict = cost_verdict::graph;
             return false;
         }
         if (c.cpython.min_s() < cfg.cost_floor_s ||

@@ -59,6 +59,10 @@ namespace specula::engine
         call_samples graph;   // completed graph calls, guards to return value
         call_samples cpython; // CPython calls that matched the guards
         std::string reason;   // why CPython won, for the report
+        // CPython samples asked for that never arrived (the last iteration
+        // of a loop run: nothing marks its end). Past `cost_samples` of them
+        // the verdict is taken on the samples there are.
+        std::int64_t lost_samples = 0;
         // Tests: the times to record instead of the clock's, so a verdict is
         // deterministic (engine_core::inject_cost).
         std::optional<double> injected_graph_s;
@@ -72,8 +76,8 @@ namespace specula::engine
         bool wants_cpython_sample(const config& cfg) const
         {
             return cfg.cost_check && verdict == cost_verdict::undecided &&
-                   cpython.count() < cfg.cost_samples && graph.count() > cpython.count() + 1 &&
-                   graph.min_s() >= cfg.cost_floor_s;
+                   cpython.count() < cfg.cost_samples && lost_samples < cfg.cost_samples &&
+                   graph.count() > cpython.count() + 1 && graph.min_s() >= cfg.cost_floor_s;
         }
 
         // Estimated seconds the graph calls saved against CPython in this

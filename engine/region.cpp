@@ -38,6 +38,7 @@ namespace specula::engine
         m_counters = region_counters{};
         m_timing = region_timing{};
         m_expected.reset();
+        m_expecting = false;
         m_ever_hot = false;
         m_specs.clear();
         m_slot.countdown = m_code_alive ? cfg.threshold : never_again;
@@ -137,8 +138,17 @@ namespace specula::engine
             cost->cpython.add(seconds);
         }
         m_expected.reset();
+        m_expecting = false;
         ++m_timing.cpython_calls;
         m_timing.cpython_s += seconds;
+    }
+
+    void region::sample_lost()
+    {
+        if (std::shared_ptr<spec_cost> cost = m_expected.lock())
+        {
+            ++cost->lost_samples;
+        }
     }
 
     bool region::record_graph_time(spec_cost& cost, double seconds)

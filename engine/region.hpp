@@ -103,7 +103,15 @@ namespace specula::engine
         // The next CPython time recorded belongs to `cost` (null: to no
         // specialisation). Set on every entry, so a sample that never
         // arrives (a loop that ended) is not given to a later call.
-        void expect_cpython_time(const std::shared_ptr<spec_cost>& cost) { m_expected = cost; }
+        void expect_cpython_time(const std::shared_ptr<spec_cost>& cost)
+        {
+            if (m_expecting)
+            {
+                sample_lost();
+            }
+            m_expected = cost;
+            m_expecting = cost != nullptr;
+        }
         // A graph call of the specialisation owning `cost` completed. Returns
         // true when its cost verdict went to CPython just now.
         bool record_graph_time(spec_cost& cost, double seconds);
@@ -113,6 +121,8 @@ namespace specula::engine
 
     private:
         void set_terminal(region_state s, std::string reason, bool keep_specialisations = false);
+        // The expected CPython time never came: counted on its specialisation.
+        void sample_lost();
 
         std::string m_name;
         std::string m_file;
@@ -123,6 +133,7 @@ namespace specula::engine
         region_counters m_counters;
         region_timing m_timing;
         std::weak_ptr<spec_cost> m_expected;
+        bool m_expecting = false; // m_expected was set and not consumed yet
         bool m_ever_hot = false;
         bool m_code_alive = true;
         mru_list<std::shared_ptr<specialisation>> m_specs;

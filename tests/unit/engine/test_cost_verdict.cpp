@@ -201,3 +201,29 @@ TEST(engine_cost, blacklisting_can_keep_the_specialisations_for_the_report)
     EXPECT_EQ(r.specialisations().size(), 1u);
     EXPECT_EQ(r.m_slot.countdown, never_again);
 }
+
+TEST(engine_cost, samples_that_never_arrive_stop_being_asked_for)
+{
+    // The last iteration of every loop run: its CPython time is never
+    // recorded. The situation must not run CPython forever waiting for it.
+    config cfg;
+    cfg.cost_floor_s = 0.0;
+    auto held = compiled_region(cfg);
+    region& r = *held;
+    auto cost = std::make_shared<spec_cost>();
+    int cpython_runs = 0;
+    for (int i = 0; i < 30; ++i)
+    {
+        r.expect_cpython_time(nullptr); // the next entry
+        if (cost->wants_cpython_sample(cfg))
+        {
+            r.expect_cpython_time(cost); // never recorded
+            ++cpython_runs;
+            continue;
+        }
+        EXPECT_FALSE(r.record_graph_time(*cost, 1e-3));
+    }
+    EXPECT_EQ(cpython_runs, cfg.cost_samples);
+    EXPECT_EQ(cost->lost_samples, cfg.cost_samples);
+    EXPECT_EQ(cost->verdict, cost_verdict::graph);
+}
