@@ -221,15 +221,18 @@ namespace specula::engine::frame_hook
             // Windows count calls of the program's own code: library code
             // (an import, IPython between cells) neither parks nor holds the
             // hook. Terminal slots sit near never_again.
+            // A recursive call inside a CPython run of the same code is part
+            // of that run (see below): it does not hold the hook either.
+            const bool nested = slot->timing > 0;
             if (g_policy.window > 0 && slot != &g_never_slot)
             {
-                g_window_busy |= slot->countdown < never_again / 2;
+                g_window_busy |= !nested && slot->countdown < never_again / 2;
                 if (--g_window_left <= 0)
                 {
                     end_window();
                 }
             }
-            if (slot->timing > 0)
+            if (nested)
             {
                 // A recursive call inside a CPython run of the same code is
                 // part of that run: profiled, compiled, run as a graph and
