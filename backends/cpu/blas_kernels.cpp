@@ -204,8 +204,8 @@ namespace specula::backends::cpu
                 const CBLAS_TRANSPOSE ta = a_c ? CblasNoTrans : CblasTrans;
                 const CBLAS_TRANSPOSE tb = b_c ? CblasNoTrans : CblasTrans;
                 // NumPy's test: the same memory, seen transposed.
-                const bool same = a.p == b.p && m == p && a.s_row == b.s_col &&
-                                  a.s_col == b.s_row && ta != tb;
+                const bool same =
+                    a.p == b.p && m == p && a.s_row == b.s_col && a.s_col == b.s_row && ta != tb;
                 if (same || (m_graph_syrk && a_c && b_c))
                 {
                     // b == a.T: a copy of it when the transpose was not a
@@ -215,9 +215,8 @@ namespace specula::backends::cpu
                     mirror_upper(c, m);
                     return;
                 }
-                blas<T>::gemm(CblasRowMajor, ta, tb, m, p, n, T(1),
-                              reinterpret_cast<const T*>(a.p), lda,
-                              reinterpret_cast<const T*>(b.p), ldb, T(0), c, p);
+                blas<T>::gemm(CblasRowMajor, ta, tb, m, p, n, T(1), reinterpret_cast<const T*>(a.p),
+                              lda, reinterpret_cast<const T*>(b.p), ldb, T(0), c, p);
             }
 
             // NumPy mirrors syrk's upper triangle into the lower one.

@@ -34,10 +34,10 @@ namespace specula::backends::cpu
                                                             const kernel_context&);
         // oneDNN first: it only accepts float32 in the fast target, at sizes
         // where its per-call cost pays off.
-        for (factory make : {make_onednn_kernel, make_elementwise_kernel, make_matmul_kernel,
-                             make_sum_kernel, make_reduction_kernel, make_index_kernel,
-                             make_copy_kernel, make_creation_kernel, make_outer_kernel,
-                             make_view_kernel})
+        for (factory make :
+             {make_onednn_kernel, make_elementwise_kernel, make_matmul_kernel, make_sum_kernel,
+              make_reduction_kernel, make_index_kernel, make_copy_kernel, make_creation_kernel,
+              make_outer_kernel, make_view_kernel})
         {
             auto k = make(g, n, ctx);
             if (k || k.error().code() != status_code::unimplemented)

@@ -28,8 +28,8 @@ namespace specula::backends::cpu
 
         // One run along the innermost dim: a view's rows are often unit-strided
         // (slices), a broadcast row has stride 0.
-        std::byte* copy_run(std::byte* dst, const std::byte* p, std::int64_t n,
-                            std::int64_t stride, std::size_t itemsize)
+        std::byte* copy_run(std::byte* dst, const std::byte* p, std::int64_t n, std::int64_t stride,
+                            std::size_t itemsize)
         {
             const auto item = static_cast<std::int64_t>(itemsize);
             if (stride == item)

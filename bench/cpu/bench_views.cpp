@@ -94,38 +94,49 @@ namespace specula::bench
         };
         const auto r = slice_item::range(1, -1);
         const std::vector<view_case> cases = {
-            {"A.T @ B 256x256", {{256, 256}, {256, 256}},
-             "a=np.ones((256,256));b=np.ones((256,256))", "a.T @ b",
-             [](ir::builder& b, const std::vector<ir::value_id>& x)
-             { b.output(b.matmul(b.transpose(x[0], {1, 0}), x[1])); }},
-            {"A.T @ v 512x512", {{512, 512}, {512}}, "a=np.ones((512,512));b=np.ones(512)",
+            {"A.T @ B 256x256",
+             {{256, 256}, {256, 256}},
+             "a=np.ones((256,256));b=np.ones((256,256))",
              "a.T @ b",
-             [](ir::builder& b, const std::vector<ir::value_id>& x)
-             { b.output(b.matmul(b.transpose(x[0], {1, 0}), x[1])); }},
-            {"A @ A.T 256x128 (syrk)", {{256, 128}}, "a=np.ones((256,128))", "a @ a.T",
-             [](ir::builder& b, const std::vector<ir::value_id>& x)
-             { b.output(b.matmul(x[0], b.transpose(x[0], {1, 0}))); }},
-            {"heat stencil 1024^2", {{1024, 1024}}, "u=np.ones((1024,1024))",
+             [](ir::builder& b, const std::vector<ir::value_id>& x) {
+                 b.output(b.matmul(b.transpose(x[0], {1, 0}), x[1]));
+             }},
+            {"A.T @ v 512x512",
+             {{512, 512}, {512}},
+             "a=np.ones((512,512));b=np.ones(512)",
+             "a.T @ b",
+             [](ir::builder& b, const std::vector<ir::value_id>& x) {
+                 b.output(b.matmul(b.transpose(x[0], {1, 0}), x[1]));
+             }},
+            {"A @ A.T 256x128 (syrk)",
+             {{256, 128}},
+             "a=np.ones((256,128))",
+             "a @ a.T",
+             [](ir::builder& b, const std::vector<ir::value_id>& x) {
+                 b.output(b.matmul(x[0], b.transpose(x[0], {1, 0})));
+             }},
+            {"heat stencil 1024^2",
+             {{1024, 1024}},
+             "u=np.ones((1024,1024))",
              "u[1:-1,1:-1] + 0.1*(u[2:,1:-1] + u[:-2,1:-1] + u[1:-1,2:] + u[1:-1,:-2] - "
              "4*u[1:-1,1:-1])",
              [r](ir::builder& b, const std::vector<ir::value_id>& x)
              {
                  auto s = [&](slice_item i, slice_item j) { return b.slice(x[0], {i, j}); };
                  auto c = s(r, r);
-                 auto sum = b.binary(
-                     ir::op::ADD,
-                     b.binary(ir::op::ADD, s(slice_item::range(2, 1024), r),
-                              s(slice_item::range(0, -2), r)),
-                     b.binary(ir::op::ADD, s(r, slice_item::range(2, 1024)),
-                              s(r, slice_item::range(0, -2))));
+                 auto sum = b.binary(ir::op::ADD,
+                                     b.binary(ir::op::ADD, s(slice_item::range(2, 1024), r),
+                                              s(slice_item::range(0, -2), r)),
+                                     b.binary(ir::op::ADD, s(r, slice_item::range(2, 1024)),
+                                              s(r, slice_item::range(0, -2))));
                  auto four = b.constant(ir::scalar::of_float(ir::dtype::float64, 4.0));
                  auto lap = b.binary(ir::op::SUB, sum, b.binary(ir::op::MUL, four, c));
                  auto alpha = b.constant(ir::scalar::of_float(ir::dtype::float64, 0.1));
                  b.output(b.binary(ir::op::ADD, c, b.binary(ir::op::MUL, alpha, lap)));
              }},
         };
-        std::printf("%-26s %12s %12s %12s %9s\n", "views case", "views_us", "copies_us",
-                    "numpy_us", "vs numpy");
+        std::printf("%-26s %12s %12s %12s %9s\n", "views case", "views_us", "copies_us", "numpy_us",
+                    "vs numpy");
         for (const view_case& c : cases)
         {
             const double on = graph_seconds(c.body, c.shapes, true, opts, 101);

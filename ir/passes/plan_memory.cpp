@@ -363,7 +363,7 @@ namespace specula::ir
             std::vector<std::int64_t> m_end;
             std::int64_t m_next = 0;
             std::map<node_id, const std::vector<node_id>*> m_group_of; // member -> group
-            std::vector<bool> m_is_view;                                // per node id
+            std::vector<bool> m_is_view;                               // per node id
             std::map<int, value_id> m_owner;        // buffer -> value now holding it
             std::multimap<std::string, int> m_free; // size key -> free buffer
         };

@@ -17,7 +17,10 @@ namespace
 
     constexpr auto f64 = ir::dtype::float64;
 
-    ir::node_id def_of(const ir::graph& g, ir::value_id v) { return g.get(v).def; }
+    ir::node_id def_of(const ir::graph& g, ir::value_id v)
+    {
+        return g.get(v).def;
+    }
 
     // y = exp(x); v = y.T; z = neg(x) after y's last direct use; w = v + z.
     TEST(view_plan, a_view_keeps_its_producer_live)
@@ -61,8 +64,7 @@ namespace
         auto q = b.unary(ir::op::ABS, z);
         b.output(b.binary(ir::op::ADD, r, b.slice(q, {slice_item::range(1, 8), step2})));
         ASSERT_TRUE(b.ok());
-        const auto plan =
-            ir::plan_memory(g, {}, {def_of(g, t), def_of(g, s), def_of(g, r)});
+        const auto plan = ir::plan_memory(g, {}, {def_of(g, t), def_of(g, s), def_of(g, r)});
         EXPECT_EQ(plan.alias_of[r], y);
         EXPECT_EQ(plan.alias_of[s], y);
         EXPECT_NE(plan.buffer_of[z], plan.buffer_of[y]);

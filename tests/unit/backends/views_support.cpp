@@ -69,7 +69,8 @@ namespace specula::views_test
                     "def _run(expr, arrays):\n"
                     "    env = {'np': np}\n"
                     "    for i, (raw, dt, shape) in enumerate(arrays):\n"
-                    "        env['abcdefgh'[i]] = np.frombuffer(raw, dtype=dt).reshape(shape).copy()\n"
+                    "        env['abcdefgh'[i]] = np.frombuffer(raw, "
+                    "dtype=dt).reshape(shape).copy()\n"
                     "    x = np.asarray(eval(expr, env))\n"
                     "    return (str(x.dtype), list(x.shape), np.ascontiguousarray(x).tobytes())\n",
                     Py_file_input, globals, globals);
@@ -115,8 +116,8 @@ namespace specula::views_test
         {
             shape.push_back(PyLong_AsLongLong(PyList_GetItem(dims, i)));
         }
-        auto out = buffer::allocate(dt == "float32" ? ir::dtype::float32 : ir::dtype::float64,
-                                    shape);
+        auto out =
+            buffer::allocate(dt == "float32" ? ir::dtype::float32 : ir::dtype::float64, shape);
         PyObject* raw = PyTuple_GetItem(res, 2);
         std::memcpy(out->data(), PyBytes_AsString(raw),
                     static_cast<std::size_t>(PyBytes_Size(raw)));
