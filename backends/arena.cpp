@@ -11,6 +11,7 @@ namespace specula::backends
     {
         p_plan = plan;
         values.resize(g.num_values());
+        sink_of.resize(g.num_values(), -1);
         m_layouts.resize(g.num_values());
         symbols.reset(g.num_symbols());
         if (plan != nullptr && m_slots.size() != plan->buffers.size())
@@ -153,6 +154,12 @@ namespace specula::backends
         {
             s.holder = ir::no_id;
         }
+        for (ir::value_id v : sunk)
+        {
+            sink_of[v] = -1;
+        }
+        sunk.clear();
+        destinations = nullptr;
     }
 
     result<buffer> arena::fresh_block(std::int64_t bytes, std::int64_t planned)

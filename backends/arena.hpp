@@ -55,6 +55,12 @@ namespace specula::backends
         std::vector<const buffer*> scratch_inputs; // reused per node
         std::vector<buffer*> scratch_outputs;      // reused per node
         std::vector<buffer> staged;                // per input index, see stage()
+        // Caller memory the outputs go to (executable::run with destinations;
+        // the top activation only): per value id, the destination index its
+        // defining kernel writes into, or -1. Cleared by end_activation().
+        const std::vector<buffer>* destinations = nullptr;
+        std::vector<int> sink_of;
+        std::vector<ir::value_id> sunk; // the values with a sink_of entry
 
     private:
         struct slot

@@ -1,10 +1,18 @@
 #include "backends/executable.hpp"
 
 #include "backends/executor.hpp"
+#include "backends/run_shapes.hpp"
 
 namespace specula::backends
 {
     run_result executable::run(const std::vector<buffer>& inputs) const
+    {
+        static const std::vector<buffer> none;
+        return run(inputs, none);
+    }
+
+    run_result executable::run(const std::vector<buffer>& inputs,
+                               const std::vector<buffer>& destinations) const
     {
         if (p_main == nullptr)
         {
@@ -14,9 +22,80 @@ namespace specula::backends
         {
             return run_result{status::runtime("executable already running"), {}, std::nullopt};
         }
-        run_result r = execute(*this, *p_main, inputs);
+        run_result r = execute(*this, *p_main, inputs, destinations);
         m_running.store(false);
         return r;
+    }
+
+    namespace
+    {
+        // Binds the main graph's symbols from `inputs`; false if they do not fit
+        // (the run itself will say why).
+        bool bind_inputs(const compiled_graph& cg, const std::vector<buffer>& inputs,
+                         symbol_table& symbols)
+        {
+            const ir::graph& g = *cg.p_graph;
+            symbols.reset(g.num_symbols());
+            if (inputs.size() != cg.m_inputs.size())
+            {
+                return false;
+            }
+            for (ir::node_id id : cg.m_inputs)
+            {
+                const ir::node& in = g.get_node(id);
+                const auto k = static_cast<std::size_t>(in.attr_as<ir::boundary_attr>().index);
+                if (k >= inputs.size() || !symbols.bind(g.type_of(in.outputs[0]), inputs[k]))
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+    } // namespace
+
+    void executable::output_layouts(const std::vector<buffer>& inputs,
+                                    std::vector<output_layout>& out) const
+    {
+        out.clear();
+        if (p_main == nullptr)
+        {
+            return;
+        }
+        const ir::graph& g = *p_main->p_graph;
+        out.resize(p_main->m_outputs.size());
+        symbol_table symbols;
+        bool tried = false;
+        bool bound = false;
+        for (ir::node_id id : p_main->m_outputs)
+        {
+            const ir::node& n = g.get_node(id);
+            const auto i = static_cast<std::size_t>(n.attr_as<ir::boundary_attr>().index);
+            if (i >= out.size())
+            {
+                continue;
+            }
+            const ir::value_type& t = g.type_of(n.inputs[0]);
+            output_layout& o = out[i];
+            o.elem = t.elem;
+            std::optional<std::vector<std::int64_t>> sizes = t.dims.static_sizes();
+            if (!sizes)
+            {
+                if (!tried)
+                {
+                    bound = bind_inputs(*p_main, inputs, symbols);
+                    tried = true;
+                }
+                if (bound)
+                {
+                    sizes = symbols.sizes_of(t);
+                }
+            }
+            o.known = sizes.has_value();
+            if (sizes)
+            {
+                o.shape = std::move(*sizes);
+            }
+        }
     }
 
     const compiled_graph* executable::find(const std::string& name) const

@@ -96,6 +96,29 @@ namespace specula::backends
         // under way (another thread) answers runtime_error.
         run_result run(const std::vector<buffer>& inputs) const;
 
+        // The same, writing output i into destinations[i] when that is not
+        // null: caller memory (a NumPy array) of exactly output i's dtype and
+        // C-order shape, C-contiguous, overlapping no input. The kernel that
+        // defines the output writes straight into it when it can; otherwise
+        // (an input passed through, a view, a duplicate, a kernel that makes
+        // its own buffer) the value is copied in at the end of a successful
+        // run. outputs[i] is then destinations[i]. On failure the
+        // destinations hold unspecified bytes: the caller drops them.
+        run_result run(const std::vector<buffer>& inputs,
+                       const std::vector<buffer>& destinations) const;
+
+        // Per output of the main graph: its dtype and, when known before a run
+        // with these inputs (static, or symbolic dims all bound by the
+        // inputs), its C-order sizes.
+        struct output_layout
+        {
+            ir::dtype elem = ir::dtype::float64;
+            bool known = false;
+            std::vector<std::int64_t> shape;
+        };
+        void output_layouts(const std::vector<buffer>& inputs,
+                            std::vector<output_layout>& out) const;
+
         const compiled_graph& main() const { return *p_main; }
         const compiled_graph* find(const std::string& name) const;
 

@@ -370,6 +370,10 @@ namespace specula::backends
                 const ir::dtype elem = g.type_of(v).elem;
                 if (cn.m_static_outputs)
                 {
+                    if (sink(f, v, elem, cn.m_output_shapes[i], out))
+                    {
+                        return status::ok();
+                    }
                     return f.p_arena->acquire_into(out, v, elem, cn.m_output_shapes[i],
                                                    cn.m_in_place);
                 }
@@ -382,7 +386,31 @@ namespace specula::backends
                 {
                     return sizes.error();
                 }
+                if (sink(f, v, elem, sizes.value(), out))
+                {
+                    return status::ok();
+                }
                 return f.p_arena->acquire_into(out, v, elem, sizes.value(), cn.m_in_place);
+            }
+
+            // A graph output with caller memory waiting for it is written there
+            // directly. The plan never runs anything in place over a graph
+            // output, so nothing later in the run writes these bytes.
+            static bool sink(frame& f, ir::value_id v, ir::dtype elem,
+                             const std::vector<std::int64_t>& shape, buffer& out)
+            {
+                const std::vector<int>& sinks = f.p_arena->sink_of;
+                if (v >= sinks.size() || sinks[v] < 0)
+                {
+                    return false;
+                }
+                const buffer& d = (*f.p_arena->destinations)[static_cast<std::size_t>(sinks[v])];
+                if (d.dtype() != elem || d.shape() != shape)
+                {
+                    return false; // the copy at the end will report the mismatch
+                }
+                out = d;
+                return true;
             }
 
             const executable& m_exe;
@@ -408,17 +436,81 @@ namespace specula::backends
         }
     } // namespace
 
+    namespace
+    {
+        // Marks the values of the outputs that have a destination, so their
+        // defining kernels write into it (the first output index wins for a
+        // value that is output twice; the others are copied).
+        void mark_sinks(const compiled_graph& g, const std::vector<buffer>& destinations, arena& a)
+        {
+            a.destinations = &destinations;
+            const ir::graph& ig = *g.p_graph;
+            for (ir::node_id id : g.m_outputs)
+            {
+                const ir::node& n = ig.get_node(id);
+                const auto i = static_cast<std::size_t>(n.attr_as<ir::boundary_attr>().index);
+                const ir::value_id v = n.inputs[0];
+                if (i < destinations.size() && !destinations[i].is_null() && a.sink_of[v] < 0)
+                {
+                    a.sink_of[v] = static_cast<int>(i);
+                    a.sunk.push_back(v);
+                }
+            }
+        }
+
+        bool same_layout(const buffer& a, const buffer& b)
+        {
+            return a.data() == b.data() && a.dtype() == b.dtype() && a.shape() == b.shape() &&
+                   a.strides() == b.strides();
+        }
+
+        // Output `out` into its destination `d`: already there when its kernel
+        // wrote it in place, else one copy (an input, a view, a duplicate).
+        status deliver(const buffer& out, const buffer& d)
+        {
+            if (same_layout(out, d))
+            {
+                return status::ok();
+            }
+            if (out.dtype() != d.dtype() || out.shape() != d.shape() || !d.is_contiguous())
+            {
+                return status::internal("an output's destination differs from its value's type");
+            }
+            copy_to_contiguous(out, d.data());
+            return status::ok();
+        }
+    } // namespace
+
     run_result execute(const executable& exe, const compiled_graph& g,
-                       const std::vector<buffer>& inputs)
+                       const std::vector<buffer>& inputs, const std::vector<buffer>& destinations)
     {
         walker w(exe);
         arena_lease lease(g);
+        if (!destinations.empty())
+        {
+            if (destinations.size() != g.m_outputs.size())
+            {
+                return run_result{
+                    status::invalid("destinations: " + std::to_string(destinations.size()) +
+                                    " for " + std::to_string(g.m_outputs.size()) + " outputs"),
+                    {},
+                    std::nullopt};
+            }
+            mark_sinks(g, destinations, lease.get());
+        }
         frame f{&g, &lease.get(), &inputs, 0};
         run_result r;
         r.state = w.run_graph(f);
         for (std::size_t i = 0; r.state && i < lease.get().outputs.size(); ++i)
         {
-            auto out = publish(lease.get().outputs[i]);
+            const buffer& value = lease.get().outputs[i];
+            if (i < destinations.size() && !destinations[i].is_null())
+            {
+                r.state = deliver(value, destinations[i]);
+                r.outputs.push_back(destinations[i]);
+                continue;
+            }
+            auto out = publish(value);
             if (!out)
             {
                 r.state = out.error();

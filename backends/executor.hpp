@@ -13,6 +13,7 @@ namespace specula::backends
     // become a fallback, not a stack overflow).
     inline constexpr int max_call_depth = 200;
 
+    // `destinations`: see executable::run (empty, or one per output).
     run_result execute(const executable& exe, const compiled_graph& g,
-                       const std::vector<buffer>& inputs);
+                       const std::vector<buffer>& inputs, const std::vector<buffer>& destinations);
 } // namespace specula::backends

@@ -46,6 +46,28 @@ namespace specula::backends
         return status::ok();
     }
 
+    std::optional<std::vector<std::int64_t>> symbol_table::sizes_of(const ir::value_type& t) const
+    {
+        std::vector<std::int64_t> sizes;
+        sizes.reserve(static_cast<std::size_t>(t.dims.rank()));
+        for (int d = 0; d < t.dims.rank(); ++d)
+        {
+            const ir::dim& dim = t.dims[d];
+            if (dim.is_static())
+            {
+                sizes.push_back(dim.size());
+                continue;
+            }
+            const auto id = static_cast<std::size_t>(dim.symbol_id());
+            if (id >= m_sizes.size() || m_sizes[id] < 0)
+            {
+                return std::nullopt;
+            }
+            sizes.push_back(m_sizes[id]);
+        }
+        return sizes;
+    }
+
     result<std::vector<std::int64_t>> resolve_output_shape(const ir::graph& g, const ir::node& n,
                                                            const std::vector<const buffer*>& ins)
     {

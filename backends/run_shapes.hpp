@@ -10,6 +10,7 @@
 #include "ir/graph.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace specula::backends
@@ -29,6 +30,8 @@ namespace specula::backends
         // Checks `b` against `want` (dtype, rank, static dims) and binds or
         // checks each symbolic dim.
         status bind(const ir::value_type& want, const buffer& b);
+        // The sizes of `t` when every symbolic dim of it is bound.
+        std::optional<std::vector<std::int64_t>> sizes_of(const ir::value_type& t) const;
 
     private:
         std::vector<std::int64_t> m_sizes; // -1: not bound yet
