@@ -129,6 +129,46 @@ namespace specula::engine
             return PyArray_Return(reinterpret_cast<PyArrayObject*>(copy)); // steals copy
         }
 
+        // Arrays NumPy owns, made before the run for the outputs whose shape is
+        // known then, so the graph writes them in place: the same arrays the
+        // copy in to_python() gives (C order, owndata, base None), without
+        // the copy. `arrays[i]` stays null where the output goes through
+        // to_python() (Python scalars, unknown shapes). Null on error, with
+        // the Python error cleared: the run then copies as before.
+        void make_destinations(const specialisation& spec,
+                               const std::vector<backends::buffer>& inputs,
+                               std::vector<py::object>& arrays,
+                               std::vector<backends::buffer>& destinations)
+        {
+            std::vector<backends::executable::output_layout> layouts;
+            spec.exe->output_layouts(inputs, layouts);
+            if (layouts.size() != spec.outputs.size())
+            {
+                return;
+            }
+            arrays.assign(layouts.size(), py::object());
+            destinations.assign(layouts.size(), backends::buffer{});
+            for (size_t i = 0; i < layouts.size(); ++i)
+            {
+                const auto& l = layouts[i];
+                if (spec.outputs[i] != surface::ndarray || !l.known)
+                {
+                    continue;
+                }
+                std::vector<npy_intp> dims(l.shape.begin(), l.shape.end());
+                PyObject* a = PyArray_Empty(static_cast<int>(dims.size()), dims.data(),
+                                            PyArray_DescrFromType(type_num_of(l.elem)), 0);
+                if (a == nullptr)
+                {
+                    PyErr_Clear();
+                    continue;
+                }
+                arrays[i] = py::reinterpret_steal<py::object>(a);
+                auto* arr = reinterpret_cast<PyArrayObject*>(a);
+                destinations[i] = backends::buffer::borrow(PyArray_DATA(arr), l.elem, l.shape);
+            }
+        }
+
         // New reference built from a plan.
         py::object build(const value_plan& p, const std::vector<py::object>& outputs,
                          const std::vector<PyObject*>& values)
@@ -295,8 +335,11 @@ namespace specula::engine
         // thread (the CPU backend runs single-lane for that reason); when one
         // is up that NumPy would act on, CPython runs the call and warns or
         // raises exactly as NumPy does.
+        std::vector<py::object> arrays;
+        std::vector<backends::buffer> destinations;
+        make_destinations(spec, inputs, arrays, destinations);
         std::feclearexcept(FE_ALL_EXCEPT);
-        backends::run_result rr = spec.exe->run(inputs);
+        backends::run_result rr = spec.exe->run(inputs, destinations);
         int raised = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID);
         if (raised != 0 && numpy_reports(raised))
         {
@@ -324,6 +367,11 @@ namespace specula::engine
         std::vector<py::object> outputs;
         for (size_t i = 0; i < rr.outputs.size(); ++i)
         {
+            if (i < arrays.size() && arrays[i])
+            {
+                outputs.push_back(std::move(arrays[i])); // written by the run
+                continue;
+            }
             PyObject* o = to_python(rr.outputs[i], spec.outputs[i]);
             if (o == nullptr)
             {
