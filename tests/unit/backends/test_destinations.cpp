@@ -89,7 +89,8 @@ namespace
     }
 
     // Destinations for every output whose layout is known before the run,
-    // filled with a byte pattern no kernel result equals by chance.
+    // filled with a byte pattern no kernel result equals by chance, 8 bytes
+    // past a 64-byte boundary.
     std::vector<buffer> destinations_for(const executable& exe, const std::vector<buffer>& ins,
                                          std::size_t* known = nullptr)
     {
@@ -102,10 +103,19 @@ namespace
             {
                 continue;
             }
-            auto d = buffer::allocate(layouts[i].elem, layouts[i].shape);
-            EXPECT_TRUE(d);
-            std::memset(d->data(), 0xA5, static_cast<std::size_t>(d->size()) * d->itemsize());
-            dests[i] = d.value();
+            // Off the arena's 64-byte alignment, as NumPy's memory may be.
+            std::int64_t n = 1;
+            for (auto s : layouts[i].shape)
+            {
+                n *= s;
+            }
+            const auto bytes = n * static_cast<std::int64_t>(ir::itemsize(layouts[i].elem));
+            auto block = buffer::allocate(dtype::uint8, {bytes + 8});
+            EXPECT_TRUE(block);
+            std::memset(block->data(), 0xA5, static_cast<std::size_t>(bytes + 8));
+            auto keep = std::make_shared<buffer>(block.value());
+            dests[i] =
+                buffer::borrow(keep->data() + 8, layouts[i].elem, layouts[i].shape, {}, {}, keep);
             if (known != nullptr)
             {
                 ++*known;
@@ -171,7 +181,7 @@ namespace
 
     TEST(destinations, computed_outputs_and_a_reduction)
     {
-        const std::vector<buffer> ins{random_buffer(f64, {32, 48}, 1)};
+        const std::vector<buffer> ins{random_buffer(f64, {300, 257}, 1)};
         expect_same(
             types_of(ins),
             [](ir::builder& b, const std::vector<ir::value_id>& a)
