@@ -35,10 +35,11 @@ TEST(report_table, rows_are_aligned_and_complete)
 {
     sk::cell_names cells;
     cells.record("/tmp/c.py", 2);
-    sk::report_row compiled{"step", "/tmp/c.py", 4, "function", "compiled", 120, 1, 2, 0, {}};
+    sk::report_row compiled{"step", "/tmp/c.py", 4, "function", "compiled", 120, 1, 2, 0, {}, {}};
     sk::report_row refused{
         "gen", "/tmp/c.py", 9, "function", "not_convertible",
-        0,     0,           0, 0,          "not convertible: yield at In [2], line 10"};
+        0,     0,           0, 0,          "not convertible: yield at In [2], line 10",
+        {}};
     std::string table = sk::format_report_table({compiled, refused}, cells);
     std::vector<std::string> lines;
     for (std::size_t start = 0, end; (end = table.find('\n', start)) != std::string::npos;
