@@ -4,22 +4,18 @@
 
 namespace specula::engine
 {
-    namespace
+    bool in_names(PyObject* names, const std::string& name)
     {
-        // Whether `name` is in the tuple `names` (new reference, released).
-        bool in_names(PyObject* names, const std::string& name)
+        bool found = false;
+        for (Py_ssize_t i = 0; names != nullptr && i < PyTuple_GET_SIZE(names) && !found; ++i)
         {
-            bool found = false;
-            for (Py_ssize_t i = 0; names != nullptr && i < PyTuple_GET_SIZE(names) && !found; ++i)
-            {
-                const char* n = PyUnicode_AsUTF8(PyTuple_GET_ITEM(names, i));
-                found = n != nullptr && name == n;
-            }
-            PyErr_Clear();
-            Py_XDECREF(names);
-            return found;
+            const char* n = PyUnicode_AsUTF8(PyTuple_GET_ITEM(names, i));
+            found = n != nullptr && name == n;
         }
-    } // namespace
+        PyErr_Clear();
+        Py_XDECREF(names);
+        return found;
+    }
 
     loop_names split_loop_names(PyCodeObject* code, const std::vector<std::string>& names)
     {

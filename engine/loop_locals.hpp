@@ -23,6 +23,10 @@ namespace specula::engine
     };
     loop_names split_loop_names(PyCodeObject* code, const std::vector<std::string>& names);
 
+    // Whether `name` is in the tuple `names` (a new reference, such as
+    // PyCode_GetCellvars returns: released here). Leaves no exception set.
+    bool in_names(PyObject* names, const std::string& name);
+
     class loop_locals
     {
     public:

@@ -179,18 +179,6 @@ namespace specula::backends::cpu
             bool m_stack;
             std::shared_ptr<thread_pool> m_pool;
         };
-
-        bool ranks_fit(const ir::graph& g, const ir::node& n)
-        {
-            for (ir::value_id v : n.inputs)
-            {
-                if (g.type_of(v).dims.rank() > reference::max_rank)
-                {
-                    return false;
-                }
-            }
-            return g.type_of(n.outputs[0]).dims.rank() <= reference::max_rank;
-        }
     } // namespace
 
     result<std::unique_ptr<kernel>> make_copy_kernel(const ir::graph& g, const ir::node& n,

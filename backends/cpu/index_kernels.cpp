@@ -419,18 +419,6 @@ namespace specula::backends::cpu
             mutable std::vector<std::byte> m_mask;
             mutable std::vector<std::byte> m_values;
         };
-
-        bool ranks_fit(const ir::graph& g, const ir::node& n)
-        {
-            for (ir::value_id v : n.inputs)
-            {
-                if (g.type_of(v).dims.rank() > reference::max_rank)
-                {
-                    return false;
-                }
-            }
-            return g.type_of(n.outputs[0]).dims.rank() <= reference::max_rank;
-        }
     } // namespace
 
     result<std::unique_ptr<kernel>> make_index_kernel(const ir::graph& g, const ir::node& n,

@@ -189,4 +189,16 @@ namespace specula::backends::cpu
         (void)copy_cast(v, out);
         return out;
     }
+
+    bool ranks_fit(const ir::graph& g, const ir::node& n)
+    {
+        for (ir::value_id v : n.inputs)
+        {
+            if (g.type_of(v).dims.rank() > reference::max_rank)
+            {
+                return false;
+            }
+        }
+        return g.type_of(n.outputs[0]).dims.rank() <= reference::max_rank;
+    }
 } // namespace specula::backends::cpu

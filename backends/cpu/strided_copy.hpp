@@ -9,6 +9,7 @@
 #include "backends/cpu/thread_pool.hpp"
 #include "backends/reference/strided.hpp"
 #include "backends/status.hpp"
+#include "ir/graph.hpp"
 
 #include <vector>
 
@@ -26,6 +27,10 @@ namespace specula::backends::cpu
     // True when the bytes a and b may touch intersect (conservative: the
     // address ranges spanned, whatever the strides).
     bool overlaps(const strided_view& a, const strided_view& b);
+
+    // Whether every operand of `n` has a rank strided_view can describe (the
+    // indexing and copy kernels decline the node otherwise).
+    bool ranks_fit(const ir::graph& g, const ir::node& n);
 
     // A C-contiguous copy of `v` in dtype `to`, in `scratch` (grown, never
     // shrunk: a kernel's scratch is reused run after run).

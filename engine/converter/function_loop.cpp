@@ -7,6 +7,7 @@
 // rebound with their new values, which loop_region writes back into the frame
 // after the commit.
 #include "engine/converter/converter.hpp"
+#include "engine/loop_locals.hpp"
 
 #include <algorithm>
 
@@ -14,21 +15,6 @@ namespace specula::engine::converter
 {
     namespace
     {
-        // Whether `name` is one of the names in the tuple `names` (new
-        // reference, released here).
-        bool in_names(PyObject* names, const std::string& name)
-        {
-            bool found = false;
-            for (Py_ssize_t i = 0; names != nullptr && i < PyTuple_GET_SIZE(names) && !found; ++i)
-            {
-                const char* n = PyUnicode_AsUTF8(PyTuple_GET_ITEM(names, i));
-                found = n != nullptr && name == n;
-            }
-            PyErr_Clear();
-            Py_XDECREF(names);
-            return found;
-        }
-
         bool same_value(const cval& a, const cval& b)
         {
             return a.k == b.k && a.src == b.src && a.arr == b.arr && a.dict == b.dict &&
