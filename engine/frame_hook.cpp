@@ -183,6 +183,18 @@ namespace specula::engine::frame_hook
             return _PyEval_EvalFrameDefault(tstate, frame, throwflag);
         }
 
+        // CPython runs the frame while `slot` counts it as running, so calls
+        // of the same code made inside it are seen as nested (new reference
+        // or NULL with an exception set, as run_default).
+        PyObject* run_in_cpython(hook_slot* slot, PyThreadState* tstate, _PyInterpreterFrame* frame,
+                                 int throwflag)
+        {
+            ++slot->cpython_runs;
+            PyObject* out = run_default(tstate, frame, throwflag);
+            --slot->cpython_runs;
+            return out;
+        }
+
         hook_slot* slot_of(PyCodeObject* code)
         {
             void* extra = nullptr;
@@ -222,8 +234,10 @@ namespace specula::engine::frame_hook
             // (an import, IPython between cells) neither parks nor holds the
             // hook. Terminal slots sit near never_again.
             // A recursive call inside a CPython run of the same code is part
-            // of that run (see below): it does not hold the hook either.
-            const bool nested = slot->timing > 0;
+            // of that run: profiled, compiled, run as a graph and timed at the
+            // outermost call only (a subtree's call is no sample for a graph
+            // run over the whole tree), and it does not hold the hook either.
+            const bool nested = slot->cpython_runs > 0;
             if (g_policy.window > 0 && slot != &g_never_slot)
             {
                 g_window_busy |= !nested && slot->countdown < never_again / 2;
@@ -232,24 +246,13 @@ namespace specula::engine::frame_hook
                     end_window();
                 }
             }
-            if (nested)
+            if (nested || slot == &g_never_slot)
             {
-                // A recursive call inside a CPython run of the same code is
-                // part of that run: profiled, compiled, run as a graph and
-                // timed at the outermost call only (a subtree's call is no
-                // sample for a graph run over the whole tree).
                 return run_default(tstate, frame, throwflag);
             }
             if (--slot->countdown >= 0)
             {
-                if (slot == &g_never_slot)
-                {
-                    return run_default(tstate, frame, throwflag);
-                }
-                ++slot->timing;
-                PyObject* out = run_default(tstate, frame, throwflag);
-                --slot->timing;
-                return out;
+                return run_in_cpython(slot, tstate, frame, throwflag);
             }
             frame_view view{reinterpret_cast<PyObject*>(frame->f_func), frame->f_globals,
                             frame->f_builtins, frame->localsplus, code};
@@ -269,9 +272,7 @@ namespace specula::engine::frame_hook
             // Timed so the engine can compare CPython with its graphs (two
             // clock reads, only on calls the engine already saw).
             auto start = std::chrono::steady_clock::now();
-            ++slot->timing;
-            PyObject* out = run_default(tstate, frame, throwflag);
-            --slot->timing;
+            PyObject* out = run_in_cpython(slot, tstate, frame, throwflag);
             if (g_callbacks.ran_default == nullptr)
             {
                 return out;

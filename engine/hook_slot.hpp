@@ -15,7 +15,7 @@ namespace specula::engine
         void* owner = nullptr;
         // CPython runs of this code in progress: a recursive call inside one
         // is part of that run (never profiled, compiled or timed on its own).
-        std::int32_t timing = 0;
+        std::int32_t cpython_runs = 0;
     };
 
     inline constexpr std::int64_t never_again = INT64_MAX / 2;

@@ -156,6 +156,8 @@ namespace specula::engine
                     continue;
                 }
                 std::vector<npy_intp> dims(l.shape.begin(), l.shape.end());
+                // New reference; PyArray_Empty steals the descriptor
+                // PyArray_DescrFromType returns.
                 PyObject* a = PyArray_Empty(static_cast<int>(dims.size()), dims.data(),
                                             PyArray_DescrFromType(type_num_of(l.elem)), 0);
                 if (a == nullptr)
