@@ -1,4 +1,5 @@
 #include "backends/cpu/builtin_loops.hpp"
+#include "backends/cpu/dtype_switch.hpp"
 
 #include "backends/reference/numpy_math.hpp"
 
@@ -222,31 +223,6 @@ namespace specula::backends::cpu
             return {};
         }
 
-        template <class F>
-        auto with_type(ir::dtype t, F&& f)
-        {
-            switch (t)
-            {
-            case ir::dtype::bool_:
-                return f(bool{});
-            case ir::dtype::int8:
-                return f(std::int8_t{});
-            case ir::dtype::int16:
-                return f(std::int16_t{});
-            case ir::dtype::int32:
-                return f(std::int32_t{});
-            case ir::dtype::int64:
-                return f(std::int64_t{});
-            case ir::dtype::uint8:
-                return f(std::uint8_t{});
-            case ir::dtype::float32:
-                return f(float{});
-            case ir::dtype::float64:
-                return f(double{});
-            }
-            return f(double{});
-        }
-
         template <class From, class To>
         void cast(char** args, const std::intptr_t* dims, const std::intptr_t* steps, void*)
         {
@@ -284,6 +260,13 @@ namespace specula::backends::cpu
                                                ? *reinterpret_cast<const T*>(a)
                                                : *reinterpret_cast<const T*>(b);
             }
+        }
+
+        // A dtype with no C type takes the float64 loop (the IR never asks).
+        template <class F>
+        auto with_type(ir::dtype t, F&& f)
+        {
+            return with_ctype(t, f, [&] { return f(double{}); });
         }
     } // namespace
 

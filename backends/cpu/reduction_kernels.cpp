@@ -18,6 +18,7 @@
 #include "backends/cpu/reduction_kernels.hpp"
 #include "backends/cpu/builtin_loops.hpp"
 #include "backends/cpu/cpu_backend.hpp"
+#include "backends/cpu/dtype_switch.hpp"
 #include "backends/cpu/strided_copy.hpp"
 #include "backends/cpu/threading.hpp"
 #include "backends/reference/numpy_math.hpp"
@@ -280,26 +281,7 @@ namespace specula::backends::cpu
         template <class F>
         status with_type(ir::dtype t, F&& f)
         {
-            switch (t)
-            {
-            case ir::dtype::bool_:
-                return f(bool{});
-            case ir::dtype::int8:
-                return f(std::int8_t{});
-            case ir::dtype::int16:
-                return f(std::int16_t{});
-            case ir::dtype::int32:
-                return f(std::int32_t{});
-            case ir::dtype::int64:
-                return f(std::int64_t{});
-            case ir::dtype::uint8:
-                return f(std::uint8_t{});
-            case ir::dtype::float32:
-                return f(float{});
-            case ir::dtype::float64:
-                return f(double{});
-            }
-            return status::internal("dtype");
+            return with_ctype(t, f, [] { return status::internal("dtype"); });
         }
     } // namespace
 
