@@ -3,6 +3,7 @@
 #include <cfenv>
 
 #include "engine/numpy_api.hpp"
+#include "engine/tree_commit.hpp"
 #include "engine/write_buffer.hpp"
 
 namespace specula::engine
@@ -233,6 +234,9 @@ namespace specula::engine
                     break;
                 case effect_plan::kind::list_append:
                     wb.add(write_buffer::kind::list_append, target, py::none(), value);
+                    break;
+                case effect_plan::kind::tree_attrs:
+                    wb.add_deferred(tree_attr_commit(*spec.tree, outputs, values));
                     break;
                 case effect_plan::kind::print:
                 {

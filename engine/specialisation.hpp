@@ -57,6 +57,7 @@ namespace specula::engine
             array_write, // copy value (an output) into the array of source target
             list_append, // source target.append(value)
             print,       // print(*args, sep=sep, end=end)
+            tree_attrs,  // the node attributes of the tree's plan (tree_commit.hpp)
         };
         kind k = kind::print;
         int target = -1;

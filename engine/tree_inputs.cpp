@@ -59,6 +59,20 @@ namespace specula::engine
                 return false;
             }
         }
+        if (!writes.empty() && type->tp_setattro != PyObject_GenericSetAttr)
+        {
+            why = "tree node class " + std::string(type->tp_name) + " has a custom __setattr__";
+            return false;
+        }
+        for (const tree_attr_write& w : writes)
+        {
+            // A descriptor (property, slot) would run code on the write.
+            if (_PyType_Lookup(type, py::str(w.name).ptr()) != nullptr)
+            {
+                why = "tree node attribute ." + w.name + " defined by the class";
+                return false;
+            }
+        }
         std::vector<py::str> method_keys(class_names.begin(), class_names.end());
         for (const py::str& k : child_keys)
         {
@@ -71,6 +85,7 @@ namespace specula::engine
         out.nodes = 0;
         out.ints.assign(tables.size(), {});
         out.bools.assign(tables.size(), {});
+        out.order.clear();
         std::unordered_set<PyObject*> seen;
         std::vector<pending> stack;
         std::unordered_map<PyObject*, std::int64_t> index_of;
@@ -142,6 +157,10 @@ namespace specula::engine
             PyObject* dict = top.dict;
             stack.pop_back();
             index_of[node] = out.nodes++;
+            if (!writes.empty())
+            {
+                out.order.push_back(py::reinterpret_borrow<py::object>(node));
+            }
             for (size_t t = 0; t < tables.size(); ++t)
             {
                 PyObject* v = PyDict_GetItemWithError(dict, table_keys[t].ptr());

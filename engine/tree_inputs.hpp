@@ -39,6 +39,26 @@ namespace specula::engine
         std::int64_t nodes = 0;
         std::vector<std::vector<std::int64_t>> ints; // per table (bool tables: 0/1 here)
         std::vector<std::vector<std::uint8_t>> bools;
+        // The nodes in post-order, kept only when the graph writes node
+        // attributes (the commit sets them on these objects).
+        std::vector<py::object> order;
+    };
+
+    // An attribute the recursion sets on its node (`node.h = ...`): the
+    // graph gives two tables, one row per node in post-order; the commit
+    // (tree_commit.hpp) sets it on every node the run wrote it on.
+    struct tree_attr_write
+    {
+        std::string name;
+        int values_output = -1; // graph output: (nodes, *shape), the value written
+        int tags_output = -1;   // graph output: int64 per node, see tag_* below
+        int view_src = -1;      // source `s` whose row `s[i]` a path stores, or -1
+        std::int64_t view_rows = 0;
+        // Tags: not written on this node, a new array (the row of the
+        // values), or a view `s[tag - view_rows]` (tag >= 0), as CPython
+        // stored it: `node.h = L[word]` stores a view of L, not a copy.
+        static constexpr std::int64_t tag_unwritten = -2;
+        static constexpr std::int64_t tag_fresh = -1;
     };
 
     struct tree_plan
@@ -48,6 +68,7 @@ namespace specula::engine
         std::vector<std::string> children;    // attributes the recursion follows, in call order
         std::vector<std::string> class_names; // methods the body calls: never in a node's __dict__
         std::vector<tree_table> tables;       // graph inputs, in input order
+        std::vector<tree_attr_write> writes;  // attributes set per node, in commit order
         // The walk of the call being run (check_guards() fills it, the run
         // reads it; both under the GIL, one call at a time).
         mutable tree_walk last;

@@ -6,13 +6,19 @@ namespace specula::engine
 {
     void write_buffer::add(kind k, py::object target, py::object key, py::object value)
     {
-        m_effects.push_back({k, std::move(target), std::move(key), std::move(value), {}, {}});
+        m_effects.push_back({k, std::move(target), std::move(key), std::move(value), {}, {}, {}});
     }
 
     void write_buffer::add_print(py::tuple args, py::object sep, py::object end)
     {
         m_effects.push_back({kind::print, py::none(), py::none(), std::move(args), std::move(sep),
-                             std::move(end)});
+                             std::move(end), {}});
+    }
+
+    void write_buffer::add_deferred(std::function<int()> apply)
+    {
+        m_effects.push_back(
+            {kind::deferred, py::none(), py::none(), py::none(), {}, {}, std::move(apply)});
     }
 
     namespace
@@ -35,6 +41,7 @@ namespace specula::engine
             case write_buffer::kind::list_append:
                 return PyList_Append(target.ptr(), value.ptr());
             case write_buffer::kind::print:
+            case write_buffer::kind::deferred:
                 break;
             }
             return 0;
@@ -60,7 +67,8 @@ namespace specula::engine
                 }
                 continue;
             }
-            if (apply(e.target, e.key, e.value, e.k) < 0)
+            const int rc = e.k == kind::deferred ? e.apply() : apply(e.target, e.key, e.value, e.k);
+            if (rc < 0)
             {
                 m_effects.clear();
                 return false;

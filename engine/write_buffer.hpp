@@ -5,6 +5,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <functional>
 #include <vector>
 
 namespace specula::engine
@@ -22,10 +23,12 @@ namespace specula::engine
             array_write,
             list_append,
             print,
+            deferred, // a composite effect (tree_commit.hpp): 0, or -1 with an error set
         };
 
         void add(kind k, py::object target, py::object key, py::object value);
         void add_print(py::tuple args, py::object sep, py::object end);
+        void add_deferred(std::function<int()> apply);
         bool empty() const { return m_effects.empty(); }
         void drop() { m_effects.clear(); }
         // Returns false with a Python exception set when an effect failed
@@ -38,9 +41,10 @@ namespace specula::engine
             kind k;
             py::object target; // globals dict, object, container or array
             py::object key;
-            py::object value;  // the value, or the args tuple of print
+            py::object value; // the value, or the args tuple of print
             py::object sep;
             py::object end;
+            std::function<int()> apply;
         };
         std::vector<pending> m_effects;
     };

@@ -4,6 +4,7 @@
 #include "engine/converter/converter.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace specula::engine::converter
 {
@@ -250,11 +251,27 @@ namespace specula::engine::converter
             then_body = py::list(then_body + rest);
             else_body = py::list(else_body + rest);
         }
+        // Attributes set on a tree node so far, per path (tree_writes.cpp).
+        const std::vector<std::string> writes_before =
+            m_tree ? m_tree->path_writes : std::vector<std::string>{};
         const bool then_returned = visit_branch(then_body, then_region, node);
         std::map<std::string, cval> then_locals = std::move(m_locals);
         cval then_result = m_result;
         m_locals = before;
+        std::vector<std::string> then_writes;
+        if (m_tree)
+        {
+            then_writes = std::exchange(m_tree->path_writes, writes_before);
+        }
         const bool else_returned = visit_branch(else_body, else_region, node);
+        for (const std::string& w : then_writes)
+        {
+            auto& after = m_tree->path_writes; // either side's writes precede what follows
+            if (std::find(after.begin(), after.end(), w) == after.end())
+            {
+                after.push_back(w);
+            }
+        }
         if (then_returned != else_returned)
         {
             fail("return on one side of an if on array data only", node);

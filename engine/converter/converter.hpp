@@ -114,16 +114,47 @@ namespace specula::engine::converter
     inline constexpr std::int64_t relaxed_int_lo = -(std::int64_t{1} << 31);
     inline constexpr std::int64_t relaxed_int_hi = (std::int64_t{1} << 31) - 1;
 
+    // What probe conversions of a recursion learned before the real one:
+    // the type a call returns and the attributes it sets on its node (the
+    // loop's tables need their types before the body is converted).
+    struct tree_knowledge
+    {
+        bool returns_none = false; // no `return <value>` in the function
+        ir::value_type row;        // the type a call returns (from the base case)
+        bool row_known = false;
+        struct attr
+        {
+            std::string name;
+            ir::value_type type;
+            std::string view_path; // a path stores a row view of this source (`L[word]`)
+        };
+        std::vector<attr> attrs; // in the order first met
+        const attr* find(const std::string& name) const;
+    };
+
+    // Thrown out of a probe conversion that learned something.
+    struct tree_learned
+    {
+        tree_knowledge known;
+    };
+
     // Converting a function that recurses over a tree of Python objects
     // (recursion.cpp): its body becomes the body of an IR LOOP over the
     // nodes in post-order, carrying the table of per-node results.
     struct tree_state
     {
         std::shared_ptr<tree_plan> plan;
-        bool probing = false; // only finding the type a call returns
-        ir::value_type row;   // that type (known from the base case)
-        bool row_known = false;
-        std::int32_t symbol = -1; // the node count's symbolic dim
+        bool probing = false; // a throw-away conversion learning types (tree_knowledge)
+        tree_knowledge known;
+        ir::value_id node = ir::no_id; // loop arg: the post-order index of the current node
+        // Per attribute set on nodes (tree_writes.cpp): loop args, the
+        // (nodes, *shape) values and the int64 tags (tree_attr_write).
+        std::map<std::string, std::pair<ir::value_id, ir::value_id>> attr_tables;
+        std::map<std::string, std::pair<int, std::int64_t>>
+            view_src;                         // attribute -> (source, rows) of its views
+        std::vector<std::string> path_writes; // set so far on the path converted
+        std::set<std::pair<std::string, std::string>> before; // (a, b): a set before b on a path
+        std::int32_t symbol = -1;                             // the node count's symbolic dim
         ir::value_id count = ir::no_id;
         ir::value_id results = ir::no_id;         // loop arg: one row per node
         ir::value_id aliases = ir::no_id;         // loop arg: the node's result is a view or input
@@ -294,6 +325,15 @@ namespace specula::engine::converter
         cval tree_method(const cval& self, const std::string& name, py::handle node);
         cval tree_call(const cval& fn, const call_args& args, py::handle node);
         void tree_return(py::handle node);
+        void learn_tree_types(py::handle fdef);
+        // tree_writes.cpp: attributes set on the recursion's nodes
+        void tree_set_attribute(const cval& n, const std::string& name, const cval& value,
+                                py::handle node);
+        bool tree_written_attribute(const cval& n, const std::string& name, py::handle node,
+                                    cval& out);
+        void tree_init_attrs();
+        void tree_outcome(std::vector<cval>& items);
+        void tree_commit_plan(const std::vector<ir::value_id>& tables, py::handle fdef);
 
         // control_flow.cpp
         cval visit_comprehension(py::handle node, bool consumed_at_once);

@@ -16,13 +16,6 @@ namespace specula::engine::converter
 {
     namespace
     {
-        // Thrown out of a probe conversion once the base case told the type a
-        // call returns.
-        struct probe_done
-        {
-            ir::value_type row;
-        };
-
         std::string node_type(py::handle node)
         {
             return py::str(node.get_type().attr("__name__"));
@@ -37,6 +30,20 @@ namespace specula::engine::converter
         {
             return node_type(node) == "Call" && node_type(node.attr("func")) == "Name" &&
                    std::string(py::str(node.attr("func").attr("id"))) == name;
+        }
+
+        // Whether a `return <value>` occurs in the function (else every
+        // call returns None).
+        bool returns_value(py::handle fdef)
+        {
+            for (py::handle n : ast_walk(fdef))
+            {
+                if (node_type(n) == "Return" && !n.attr("value").is_none())
+                {
+                    return true;
+                }
+            }
+            return false;
         }
 
         bool is_name(py::handle node, const std::string& name)
@@ -105,29 +112,47 @@ namespace specula::engine::converter
         }
     }
 
-    // The type a call returns, from a throw-away conversion that stops at the
-    // first recursive call (the base case has returned by then).
-    ir::value_type converter::probe_row_type(py::handle fdef)
+    const tree_knowledge::attr* tree_knowledge::find(const std::string& name) const
     {
-        converter probe(m_frame, m_profile, m_whitelist, m_config);
-        probe.m_spec = std::make_shared<specialisation>();
-        probe.m_spec->module = std::make_unique<ir::module>();
-        probe.p_graph = &probe.m_spec->module->add_graph("main");
-        probe.m_builder = std::make_unique<ir::builder>(*probe.p_graph);
-        probe.m_file = m_file;
-        probe.m_first_line = m_first_line;
-        probe.p_code = p_code;
-        probe.m_tree = std::make_unique<tree_state>();
-        probe.m_tree->probing = true;
-        try
+        for (const attr& a : attrs)
         {
-            probe.convert_recursion(fdef);
+            if (a.name == name)
+            {
+                return &a;
+            }
         }
-        catch (const probe_done& done)
+        return nullptr;
+    }
+
+    // The types the loop's tables need before the body is converted: the
+    // type a call returns and those of the attributes it sets on nodes, from
+    // throw-away conversions that each stop at the first thing they learn.
+    void converter::learn_tree_types(py::handle fdef)
+    {
+        for (int round = 0; round < 64; ++round)
         {
-            return done.row;
+            converter probe(m_frame, m_profile, m_whitelist, m_config);
+            probe.m_spec = std::make_shared<specialisation>();
+            probe.m_spec->module = std::make_unique<ir::module>();
+            probe.p_graph = &probe.m_spec->module->add_graph("main");
+            probe.m_builder = std::make_unique<ir::builder>(*probe.p_graph);
+            probe.m_file = m_file;
+            probe.m_first_line = m_first_line;
+            probe.p_code = p_code;
+            probe.m_tree = std::make_unique<tree_state>();
+            probe.m_tree->probing = true;
+            probe.m_tree->known = m_tree->known;
+            try
+            {
+                probe.convert_recursion(fdef);
+                return;
+            }
+            catch (const tree_learned& learned)
+            {
+                m_tree->known = learned.known;
+            }
         }
-        fail("recursive function whose base case returns no array", fdef);
+        fail("recursive function over a tree whose types do not settle", fdef);
     }
 
     ir::value_id converter::hoisted_input(const ir::value_type& type, const std::string& name)
@@ -178,6 +203,11 @@ namespace specula::engine::converter
     // None); `node.<field>`: an int from the node's __dict__, as a Python int.
     cval converter::tree_attribute(const cval& n, const std::string& name, py::handle node)
     {
+        cval written;
+        if (tree_written_attribute(n, name, node, written)) // tree_writes.cpp
+        {
+            return written;
+        }
         const ir::value_id index = tree_index(n, node);
         const auto& children = m_tree->plan->children;
         if (std::find(children.begin(), children.end(), name) != children.end())
@@ -279,12 +309,14 @@ namespace specula::engine::converter
         {
             fail("recursive call of another function of the same name", node);
         }
-        if (m_tree->probing)
+        if (m_tree->known.returns_none)
         {
-            if (m_tree->row_known)
-            {
-                throw probe_done{m_tree->row};
-            }
+            cval none;
+            none.obj = py::none();
+            return none;
+        }
+        if (!m_tree->known.row_known)
+        {
             fail("recursive call before a base case returned (the base case must come first)",
                  node);
         }
@@ -297,36 +329,61 @@ namespace specula::engine::converter
         return r;
     }
 
-    // A return of the recursive function itself: m_result becomes (its row,
-    // whether that is a view or an input array: only the root's result
-    // reaches Python, and there identity matters).
+    // A return of the recursive function itself: m_result becomes the
+    // node's outcome, a tuple (its row, whether that is a view or an input
+    // array: only the root's result reaches Python, and there identity
+    // matters), then the attributes set on the node (tree_outcome()).
     void converter::tree_return(py::handle node)
     {
         const cval v = m_result;
+        std::vector<cval> items;
+        if (m_tree->known.returns_none)
+        {
+            tree_outcome(items);
+            m_result.k = cval::kind::tuple;
+            m_result.obj = py::object();
+            m_result.items = items;
+            return;
+        }
         if (v.k != cval::kind::array ||
             m_arrays[static_cast<size_t>(v.arr)].surf != surface::ndarray)
         {
             fail("recursive function over a tree returning something other than an array", node);
         }
         const array_entry e = m_arrays[static_cast<size_t>(v.arr)];
-        const ir::value_type t = type_of(e.value);
-        if (m_tree->row_known && t != m_tree->row)
+        if (e.escaped && m_tree->alias_of.count(v.arr) == 0)
         {
-            fail("recursive function returning " + t.to_string() + " and " +
-                     m_tree->row.to_string(),
+            fail("recursive function over a tree returning an array it also stored on a node",
                  node);
         }
-        m_tree->row = t;
-        m_tree->row_known = true;
+        const ir::value_type t = type_of(e.value);
+        tree_knowledge& known = m_tree->known;
+        if (known.row_known && t != known.row)
+        {
+            fail("recursive function returning " + t.to_string() + " and " + known.row.to_string(),
+                 node);
+        }
+        if (!known.row_known)
+        {
+            if (!m_tree->probing)
+            {
+                fail("recursive function whose base case returns no array", node);
+            }
+            tree_learned learned{known};
+            learned.known.row = t;
+            learned.known.row_known = true;
+            throw learned;
+        }
         auto found = m_tree->alias_of.find(v.arr);
         ir::value_id flag =
             found != m_tree->alias_of.end()
                 ? found->second
                 : m_builder->constant(ir::scalar::of_bool(e.src >= 0 || e.view_of >= 0));
-        cval pair;
-        pair.k = cval::kind::tuple;
-        pair.items = {new_array(e.value, surface::ndarray), new_array(flag, surface::ndarray)};
-        m_result = pair;
+        items = {new_array(flag, surface::ndarray), new_array(e.value, surface::ndarray)};
+        tree_outcome(items);
+        m_result = cval{};
+        m_result.k = cval::kind::tuple;
+        m_result.items = items;
     }
 
     void converter::convert_recursion(py::handle fdef)
@@ -366,9 +423,10 @@ namespace specula::engine::converter
         const bool probing = m_tree->probing;
         if (!probing)
         {
-            m_tree->row = probe_row_type(fdef);
-            m_tree->row_known = true;
+            m_tree->known.returns_none = !returns_value(fdef);
+            learn_tree_types(fdef);
         }
+        const tree_knowledge& known = m_tree->known;
         m_tree->count = m_builder->input({ir::dtype::int64, ir::shape{}}, "tree.nodes");
         graph_input count_input;
         count_input.tree_count = true;
@@ -378,84 +436,161 @@ namespace specula::engine::converter
         {
             fail("too many symbolic dims", fdef);
         }
-        if (!m_tree->row.dims.static_sizes())
-        {
-            fail("recursive function returning arrays of a varying shape", fdef);
-        }
         const ir::dim n = ir::dim::symbol(m_tree->symbol);
-        std::vector<ir::dim> row_dims{n};
-        for (const ir::dim& d : m_tree->row.dims.dims())
+        auto table_type = [&n](const ir::value_type& row)
         {
-            row_dims.push_back(d);
+            std::vector<ir::dim> dims{n};
+            for (const ir::dim& d : row.dims.dims())
+            {
+                dims.push_back(d);
+            }
+            return ir::value_type{row.elem, ir::shape(dims)};
+        };
+        // Loop args: the node index, then the carried tables: (aliases,
+        // results) when calls return arrays, (values, tags) per attribute.
+        std::vector<ir::value_type> carried;
+        std::vector<ir::value_type> rows; // the row type of each carried table
+        const bool with_results = !known.returns_none && known.row_known;
+        if (with_results)
+        {
+            if (!known.row.dims.static_sizes())
+            {
+                fail("recursive function returning arrays of a varying shape", fdef);
+            }
+            rows.push_back({ir::dtype::bool_, ir::shape{}});
+            rows.push_back(known.row);
         }
-        const ir::value_type results_type{m_tree->row.elem, ir::shape(row_dims)};
-        const ir::value_type aliases_type{ir::dtype::bool_, ir::shape({n})};
-        std::vector<ir::value_type> arg_types{{ir::dtype::int64, ir::shape{}}, aliases_type};
-        if (!probing)
+        for (const tree_knowledge::attr& a : known.attrs)
         {
-            arg_types.push_back(results_type);
+            rows.push_back(a.type);
+            rows.push_back({ir::dtype::int64, ir::shape{}});
+        }
+        std::vector<ir::value_type> arg_types{{ir::dtype::int64, ir::shape{}}};
+        for (const ir::value_type& r : rows)
+        {
+            arg_types.push_back(table_type(r));
         }
         ir::region_id body = m_builder->new_region(arg_types);
         {
             ir::builder::insertion_guard keep(*m_builder);
             m_builder->set_insertion_end(body);
             const ir::value_id index = m_builder->arg(body, 0);
-            m_tree->aliases = m_builder->arg(body, 1);
-            m_tree->results = probing ? ir::no_id : m_builder->arg(body, 2);
-            m_locals[node_param] = tree_node_at(index);
-            visit_body(fdef.attr("body"));
-            if (probing && m_tree->row_known)
+            m_tree->node = index;
+            int next = 1;
+            if (with_results)
             {
-                throw probe_done{m_tree->row};
+                m_tree->aliases = m_builder->arg(body, next++);
+                m_tree->results = m_builder->arg(body, next++);
             }
-            if (!m_returned || m_result.k != cval::kind::tuple)
+            for (const tree_knowledge::attr& a : known.attrs)
             {
-                fail("recursive function over a tree that does not return an array on every "
-                     "path (node attribute writes are not converted yet)",
-                     fdef);
+                const ir::value_id values = m_builder->arg(body, next++);
+                m_tree->attr_tables[a.name] = {values, m_builder->arg(body, next++)};
+            }
+            m_locals[node_param] = tree_node_at(index);
+            tree_init_attrs();
+            visit_body(fdef.attr("body"));
+            if (!m_returned)
+            {
+                if (!known.returns_none)
+                {
+                    fail("recursive function over a tree that does not return an array on every "
+                         "path",
+                         fdef);
+                }
+                m_result = cval{};
+                m_result.obj = py::none();
+                tree_return(fdef);
+            }
+            if (m_result.k != cval::kind::tuple || m_result.items.size() != rows.size())
+            {
+                fail("recursive function over a tree with an outcome the loop cannot carry", fdef);
+            }
+            if (probing)
+            {
+                return; // nothing more to learn
             }
             if (!m_spec->effects.empty() || !m_heap_writes.empty())
             {
-                fail("effects in a recursive function over a tree (not converted yet)", fdef);
+                fail("effects other than node attribute writes in a recursive function over a "
+                     "tree (not converted yet)",
+                     fdef);
             }
-            const ir::value_id row = value_of(m_result.items[0], fdef);
-            const ir::value_id alias = value_of(m_result.items[1], fdef);
-            m_builder->set_results(body,
-                                   {m_builder->gather_update(m_tree->aliases, index, alias, 0),
-                                    m_builder->gather_update(m_tree->results, index, row, 0)});
+            if (rows.empty())
+            {
+                fail("recursive function over a tree without results or node attribute writes",
+                     fdef);
+            }
+            std::vector<ir::value_id> results;
+            for (size_t i = 0; i < rows.size(); ++i)
+            {
+                results.push_back(
+                    m_builder->gather_update(m_builder->arg(body, static_cast<int>(i) + 1), index,
+                                             value_of(m_result.items[i], fdef), 0));
+            }
+            m_builder->set_results(body, results);
         }
         // Initial tables shaped from a node table (creation ops take static
-        // shapes only); every row is written before it is read (post-order).
+        // shapes only). Results are written before they are read (post-order);
+        // attribute tags start as "not written".
         const ir::value_id first =
             tree_table_value(tree_table::kind::child, m_tree->plan->children[0]);
-        ir::value_id base = m_builder->cast(first, results_type.elem);
-        std::vector<int> row_axes;
-        for (int a = 0; a < m_tree->row.dims.rank(); ++a)
+        std::vector<ir::value_id> init;
+        for (size_t i = 0; i < rows.size(); ++i)
         {
-            row_axes.push_back(a + 1);
+            const ir::value_type& r = rows[i];
+            ir::value_id base = m_builder->cast(first, r.elem);
+            std::vector<int> row_axes;
+            for (int a = 0; a < r.dims.rank(); ++a)
+            {
+                row_axes.push_back(a + 1);
+            }
+            if (!row_axes.empty())
+            {
+                base = m_builder->expand_dims(base, row_axes);
+            }
+            if (r.elem == ir::dtype::bool_)
+            {
+                init.push_back(m_builder->binary(ir::op::NE, first, first));
+                continue;
+            }
+            const size_t attr_row = with_results ? i - 2 : i;
+            if ((!with_results || i >= 2) && attr_row % 2 == 1)
+            {
+                auto i64 = [this](std::int64_t v)
+                { return m_builder->constant(ir::scalar::of_int(ir::dtype::int64, v)); };
+                init.push_back(m_builder->binary(ir::op::ADD,
+                                                 m_builder->binary(ir::op::MUL, first, i64(0)),
+                                                 i64(tree_attr_write::tag_unwritten)));
+                continue;
+            }
+            init.push_back(m_builder->binary(ir::op::ADD, base, m_builder->zeros(r.dims, r.elem)));
         }
-        if (!row_axes.empty())
-        {
-            base = m_builder->expand_dims(base, row_axes);
-        }
-        std::vector<ir::value_id> init{
-            m_builder->binary(ir::op::NE, first, first),
-            m_builder->binary(ir::op::ADD, base,
-                              m_builder->zeros(m_tree->row.dims, m_tree->row.elem))};
         std::vector<ir::value_id> out =
             m_builder->loop(ir::loop_attr{true, false}, m_tree->count, ir::no_id, init, body);
-        if (out.size() != 2)
+        if (out.size() != rows.size())
         {
             fail("IR rejected the recursion's loop (" + m_builder->state().message() + ")", fdef);
         }
-        // The root is the last node in post-order.
-        ir::value_id root_index =
-            m_builder->binary(ir::op::SUB, m_tree->count,
-                              m_builder->constant(ir::scalar::of_int(ir::dtype::int64, 1)));
-        add_assert(m_builder->unary(ir::op::LOGICAL_NOT, m_builder->gather(out[0], root_index, 0)),
-                   "the root's result is a view or an input array (CPython returns that object)");
-        m_result = new_array(m_builder->gather(out[1], root_index, 0), surface::ndarray);
+        if (with_results)
+        {
+            // The root is the last node in post-order.
+            ir::value_id root_index =
+                m_builder->binary(ir::op::SUB, m_tree->count,
+                                  m_builder->constant(ir::scalar::of_int(ir::dtype::int64, 1)));
+            add_assert(
+                m_builder->unary(ir::op::LOGICAL_NOT, m_builder->gather(out[0], root_index, 0)),
+                "the root's result is a view or an input array (CPython returns that object)");
+            m_result = new_array(m_builder->gather(out[1], root_index, 0), surface::ndarray);
+        }
+        else
+        {
+            m_result = cval{};
+            m_result.obj = py::none();
+        }
         m_returned = true;
+        tree_commit_plan(std::vector<ir::value_id>(out.begin() + (with_results ? 2 : 0), out.end()),
+                         fdef);
         m_spec->tree = m_tree->plan;
         finish_graph();
     }

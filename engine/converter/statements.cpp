@@ -180,9 +180,7 @@ namespace specula::engine::converter
             std::string name = py::str(target.attr("attr"));
             if (obj.k == cval::kind::tree)
             {
-                fail("node attribute write ." + name +
-                         " in a recursion over a tree (not converted yet)",
-                     target);
+                return tree_set_attribute(obj, name, value, target); // tree_writes.cpp
             }
             if (obj.k != cval::kind::object || PyModule_Check(obj.obj.ptr()) ||
                 Py_TYPE(obj.obj.ptr())->tp_setattro != PyObject_GenericSetAttr ||
