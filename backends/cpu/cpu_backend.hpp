@@ -26,6 +26,9 @@ namespace specula::backends::cpu
         bool fuse = true;
         // oneDNN for float32 in the fast target.
         bool use_onednn = true;
+        // Size from which every oneDNN op family is taken (benchmarks and
+        // tests); -1: the crossovers measured per family (onednn_selection.hpp).
+        std::int64_t onednn_min_elements = -1;
         // Movement ops as zero-copy strided views (see README, "Views").
         bool views = true;
     };

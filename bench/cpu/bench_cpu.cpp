@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -23,6 +24,8 @@ using namespace specula::backends;
 namespace specula::bench
 {
     void bench_views(const cpu::cpu_options& opts); // bench_views.cpp
+    void bench_onednn(const cpu::cpu_options& opts,
+                      const std::vector<std::int64_t>& sizes); // bench_onednn.cpp
 } // namespace specula::bench
 
 namespace
@@ -188,6 +191,21 @@ int main(int argc, char** argv)
          { b.output(b.reduce_all(ir::op::SUM, x, false, 0), "r"); },
          8},
     };
+    if (argc > 1 && std::string(argv[1]) == "onednn")
+    {
+        // `bench_cpu onednn [n...]`: the oneDNN float32 ops, default 100, 64K, 16M.
+        std::vector<std::int64_t> sizes;
+        for (int i = 2; i < argc; ++i)
+        {
+            sizes.push_back(std::atoll(argv[i]));
+        }
+        if (sizes.empty())
+        {
+            sizes = {100, 65536, std::int64_t(1) << 24};
+        }
+        specula::bench::bench_onednn(opts, sizes);
+        return 0;
+    }
     if (only_views)
     {
         specula::bench::bench_views(opts);

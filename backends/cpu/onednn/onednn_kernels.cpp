@@ -4,7 +4,9 @@
 
 #include "backends/cpu/cpu_backend.hpp"
 #include "backends/cpu/onednn/onednn_context.hpp"
+#include "backends/cpu/onednn/onednn_eltwise.hpp"
 #include "backends/cpu/onednn/onednn_matmul.hpp"
+#include "backends/cpu/onednn/onednn_reduction.hpp"
 
 namespace specula::backends::cpu
 {
@@ -27,7 +29,11 @@ namespace specula::backends::cpu
         {
             return onednn::make_matmul_node(g, n);
         }
-        return status::unimplemented("oneDNN: no primitive for this op");
+        if (ir::has(n.code, ir::prop::REDUCTION))
+        {
+            return onednn::make_reduction_node(g, n, ctx);
+        }
+        return onednn::make_chain_node(g, n, ctx);
     }
 
     std::vector<fused_group> onednn_pattern_groups(const ir::graph& g, const kernel_context& ctx)
@@ -36,17 +42,28 @@ namespace specula::backends::cpu
         {
             return {};
         }
-        return onednn::matmul_patterns(g);
+        // Matmul chains first: a matmul's bias add and activation go to the
+        // matmul primitive, not to an eltwise chain.
+        std::vector<fused_group> found = onednn::matmul_patterns(g);
+        for (fused_group& fg : onednn::chain_patterns(g))
+        {
+            found.push_back(std::move(fg));
+        }
+        return found;
     }
 
     result<group_kernel> make_onednn_group(const ir::graph& g, const fused_group& fg,
                                            const kernel_context& ctx)
     {
-        if (!enabled(ctx) || fg.members.empty() || fg.members.front()->code != ir::op::MATMUL)
+        if (!enabled(ctx) || fg.members.empty())
         {
             return status::unimplemented("oneDNN: not a pattern group");
         }
-        return onednn::make_matmul_group(g, fg);
+        if (fg.members.front()->code == ir::op::MATMUL)
+        {
+            return onednn::make_matmul_group(g, fg);
+        }
+        return onednn::make_chain_group(g, fg, ctx);
     }
 
     std::int64_t onednn_primitives_created()

@@ -1,0 +1,76 @@
+#include "backends/cpu/onednn/onednn_graph_util.hpp"
+
+#include "ir/passes/fuse_elementwise.hpp"
+
+namespace specula::backends::cpu::onednn
+{
+    bool is_f32(const ir::graph& g, ir::value_id v)
+    {
+        return v != ir::no_id && g.type_of(v).elem == ir::dtype::float32;
+    }
+
+    bool has_shape(const ir::graph& g, ir::value_id v, const std::vector<std::int64_t>& shape)
+    {
+        auto s = g.type_of(v).dims.static_sizes();
+        return s && *s == shape;
+    }
+
+    bool broadcasts_to(const ir::graph& g, ir::value_id v, const std::vector<std::int64_t>& shape)
+    {
+        auto s = g.type_of(v).dims.static_sizes();
+        if (!s || s->size() > shape.size())
+        {
+            return false;
+        }
+        const std::size_t lead = shape.size() - s->size();
+        for (std::size_t i = 0; i < s->size(); ++i)
+        {
+            if ((*s)[i] != 1 && (*s)[i] != shape[lead + i])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    std::optional<double> scalar_constant(const ir::graph& g, ir::value_id v)
+    {
+        const ir::node_id def = g.get(v).def;
+        if (def == ir::no_id || g.get_node(def).code != ir::op::CONSTANT)
+        {
+            return std::nullopt;
+        }
+        const auto& c = g.get_node(def).attr_as<ir::constant_attr>();
+        if (c.size() != 1 || (c.elem != ir::dtype::float32 && c.elem != ir::dtype::float64))
+        {
+            return std::nullopt;
+        }
+        return c.element(0).as_double();
+    }
+
+    const ir::node* only_user(const ir::graph& g, ir::value_id v)
+    {
+        const ir::node_id def = g.get(v).def;
+        if (def == ir::no_id)
+        {
+            return nullptr;
+        }
+        const ir::region& r = g.get_region(g.get_node(def).parent);
+        const ir::node* user = nullptr;
+        for (ir::node_id id : r.nodes)
+        {
+            for (ir::value_id in : ir::operands_with_captures(g, id))
+            {
+                if (in == v)
+                {
+                    if (user != nullptr && user->id != id)
+                    {
+                        return nullptr;
+                    }
+                    user = &g.get_node(id);
+                }
+            }
+        }
+        return user;
+    }
+} // namespace specula::backends::cpu::onednn

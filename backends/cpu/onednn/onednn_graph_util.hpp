@@ -1,0 +1,26 @@
+#pragma once
+
+// Small questions the oneDNN pattern matchers ask of the graph.
+
+#include "ir/graph.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace specula::backends::cpu::onednn
+{
+    bool is_f32(const ir::graph& g, ir::value_id v);
+
+    // v has static shape `shape` exactly.
+    bool has_shape(const ir::graph& g, ir::value_id v, const std::vector<std::int64_t>& shape);
+
+    // v's static shape broadcasts to `shape` without growing it.
+    bool broadcasts_to(const ir::graph& g, ir::value_id v, const std::vector<std::int64_t>& shape);
+
+    // The value of a one-element float CONSTANT, or nothing.
+    std::optional<double> scalar_constant(const ir::graph& g, ir::value_id v);
+
+    // The one node of `v`'s region reading `v`, or null (none or several).
+    const ir::node* only_user(const ir::graph& g, ir::value_id v);
+} // namespace specula::backends::cpu::onednn
