@@ -151,6 +151,14 @@ namespace specula::bench
                      b.output(b.binary(op::MUL, b.unary(op::TANH, b.binary(op::ADD, x, row)), y),
                               "r");
                  }},
+                {"softmax",
+                 "(lambda e: e/e.sum(axis=1,keepdims=True))(np.exp(x-x.max(axis=1,keepdims=True)))",
+                 [](ir::builder& b, auto x, auto, auto, auto)
+                 {
+                     auto e =
+                         b.unary(op::EXP, b.binary(op::SUB, x, b.reduce(op::MAX, x, {1}, true)));
+                     b.output(b.binary(op::DIV, e, b.reduce(op::SUM, e, {1}, true)), "r");
+                 }},
                 {"sum(axis=1)", "x.sum(axis=1)",
                  [](ir::builder& b, auto x, auto, auto, auto)
                  { b.output(b.reduce(op::SUM, x, {1}), "r"); }},

@@ -1,5 +1,7 @@
 #include "backends/cpu/onednn/onednn_context.hpp"
 
+#include <omp.h>
+
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -17,20 +19,22 @@ namespace specula::backends::cpu::onednn
         return e;
     }
 
-    std::shared_ptr<dnnl::primitive> cached_primitive(const std::string& key,
+    std::shared_ptr<dnnl::primitive> cached_primitive(const std::string& key, int threads,
                                                       const std::function<dnnl::primitive()>& make)
     {
         static std::mutex mutex;
         static std::map<std::string, std::shared_ptr<dnnl::primitive>> cache;
+        const std::string full = key + " threads " + std::to_string(threads);
         std::lock_guard<std::mutex> lock(mutex);
-        auto it = cache.find(key);
+        auto it = cache.find(full);
         if (it != cache.end())
         {
             return it->second;
         }
+        omp_set_num_threads(threads);
         auto made = std::make_shared<dnnl::primitive>(make());
         g_created.fetch_add(1, std::memory_order_relaxed);
-        cache.emplace(key, made);
+        cache.emplace(full, made);
         return made;
     }
 

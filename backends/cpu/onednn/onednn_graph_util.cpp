@@ -48,6 +48,45 @@ namespace specula::backends::cpu::onednn
         return c.element(0).as_double();
     }
 
+    std::vector<const ir::node*> users(const ir::graph& g, ir::value_id v)
+    {
+        std::vector<const ir::node*> found;
+        const ir::node_id def = g.get(v).def;
+        if (def == ir::no_id)
+        {
+            return found;
+        }
+        for (ir::node_id id : g.get_region(g.get_node(def).parent).nodes)
+        {
+            for (ir::value_id in : ir::operands_with_captures(g, id))
+            {
+                if (in == v)
+                {
+                    found.push_back(&g.get_node(id));
+                    break;
+                }
+            }
+        }
+        return found;
+    }
+
+    bool reduces_last_axis_keepdims(const ir::graph& g, const ir::node& n, ir::op code)
+    {
+        if (n.code != code || n.inputs.size() != 1 || !is_f32(g, n.inputs[0]))
+        {
+            return false;
+        }
+        auto s = g.type_of(n.inputs[0]).dims.static_sizes();
+        if (!s || s->empty() || s->size() > 6)
+        {
+            return false;
+        }
+        const auto& a = n.attr_as<ir::reduce_attr>();
+        const int last = static_cast<int>(s->size()) - 1;
+        const bool last_only = a.all_axes ? last == 0 : a.axes == std::vector<int>{last};
+        return last_only && a.keepdims;
+    }
+
     const ir::node* only_user(const ir::graph& g, ir::value_id v)
     {
         const ir::node_id def = g.get(v).def;

@@ -21,6 +21,13 @@ namespace specula::backends::cpu::onednn
     // The value of a one-element float CONSTANT, or nothing.
     std::optional<double> scalar_constant(const ir::graph& g, ir::value_id v);
 
+    // The nodes of `v`'s region reading `v`, each once, in program order.
+    std::vector<const ir::node*> users(const ir::graph& g, ir::value_id v);
+
+    // A reduction over the last axis only (keepdims), of a float32 input of
+    // static rank 1..6.
+    bool reduces_last_axis_keepdims(const ir::graph& g, const ir::node& n, ir::op code);
+
     // The one node of `v`'s region reading `v`, or null (none or several).
     const ir::node* only_user(const ir::graph& g, ir::value_id v);
 } // namespace specula::backends::cpu::onednn

@@ -6,6 +6,7 @@
 #include "backends/cpu/onednn/onednn_context.hpp"
 #include "backends/cpu/onednn/onednn_eltwise.hpp"
 #include "backends/cpu/onednn/onednn_matmul.hpp"
+#include "backends/cpu/onednn/onednn_norm.hpp"
 #include "backends/cpu/onednn/onednn_reduction.hpp"
 
 namespace specula::backends::cpu
@@ -45,9 +46,12 @@ namespace specula::backends::cpu
         // Matmul chains first: a matmul's bias add and activation go to the
         // matmul primitive, not to an eltwise chain.
         std::vector<fused_group> found = onednn::matmul_patterns(g);
-        for (fused_group& fg : onednn::chain_patterns(g))
+        for (auto* more : {&onednn::softmax_patterns, &onednn::chain_patterns})
         {
-            found.push_back(std::move(fg));
+            for (fused_group& fg : more(g))
+            {
+                found.push_back(std::move(fg));
+            }
         }
         return found;
     }
@@ -62,6 +66,10 @@ namespace specula::backends::cpu
         if (fg.members.front()->code == ir::op::MATMUL)
         {
             return onednn::make_matmul_group(g, fg);
+        }
+        if (onednn::is_softmax(g, fg))
+        {
+            return onednn::make_softmax_group(g, fg, ctx);
         }
         return onednn::make_chain_group(g, fg, ctx);
     }

@@ -217,7 +217,7 @@ namespace specula::backends::cpu::onednn
     {
         try
         {
-            return cached_primitive(key_of(spec), [&] { return build(spec); });
+            return cached_primitive(key_of(spec), onednn_threads(), [&] { return build(spec); });
         }
         catch (const dnnl::error& e)
         {

@@ -41,6 +41,7 @@ namespace specula::backends::cpu::onednn
         struct lane_call
         {
             std::shared_ptr<dnnl::primitive> prim;
+            std::int64_t r0 = 0, r1 = 0;       // the lane's rows
             std::vector<std::int64_t> offsets; // per operand
             std::unordered_map<int, dnnl::memory> args;
         };
@@ -48,10 +49,10 @@ namespace specula::backends::cpu::onednn
         class plan_kernel final : public kernel
         {
         public:
-            plan_kernel(std::vector<operand> operands, std::vector<lane_call> lanes,
+            plan_kernel(call_plan plan, std::vector<lane_call> lanes,
                         std::shared_ptr<thread_pool> pool)
-                : m_operands(std::move(operands)), m_lanes(std::move(lanes)),
-                  m_pool(std::move(pool))
+                : m_operands(std::move(plan.operands)), m_after(std::move(plan.after)),
+                  m_lanes(std::move(lanes)), m_pool(std::move(pool))
             {
                 for (std::size_t i = 0; i < m_lanes.size(); ++i)
                 {
@@ -82,6 +83,10 @@ namespace specula::backends::cpu::onednn
                     omp_set_num_threads(1);
                     c.prim->execute(m_streams[lane], c.args);
                     m_streams[lane].wait();
+                    if (m_after)
+                    {
+                        m_after(io, c.r0, c.r1);
+                    }
                 }
                 catch (const dnnl::error& e)
                 {
@@ -117,6 +122,7 @@ namespace specula::backends::cpu::onednn
             }
 
             std::vector<operand> m_operands;
+            std::function<void(const kernel_io&, std::int64_t, std::int64_t)> m_after;
             mutable std::vector<lane_call> m_lanes;
             mutable std::vector<dnnl::stream> m_streams;
             std::shared_ptr<thread_pool> m_pool;
@@ -152,6 +158,8 @@ namespace specula::backends::cpu::onednn
         {
             std::vector<dnnl::memory::desc> mds;
             lane_call c;
+            c.r0 = r0;
+            c.r1 = r1;
             std::string key = plan.what;
             for (const operand& o : plan.operands)
             {
@@ -165,7 +173,7 @@ namespace specula::backends::cpu::onednn
                 key += " " + dims_key(d);
                 mds.push_back(f32_desc(d));
             }
-            c.prim = cached_primitive(key, [&] { return plan.make(mds); });
+            c.prim = cached_primitive(key, 1, [&] { return plan.make(mds); });
             for (std::size_t i = 0; i < mds.size(); ++i)
             {
                 c.args[plan.operands[i].arg] =
@@ -208,7 +216,7 @@ namespace specula::backends::cpu::onednn
             }
             g_kernels.fetch_add(1, std::memory_order_relaxed);
             return std::unique_ptr<kernel>(
-                new plan_kernel(std::move(plan.operands), std::move(calls), std::move(pool)));
+                new plan_kernel(std::move(plan), std::move(calls), std::move(pool)));
         }
         catch (const dnnl::error& e)
         {

@@ -43,6 +43,9 @@ namespace specula::backends::cpu::onednn
         // Builds the primitive from the operands' descriptors (operand order)
         // once dims[0] is set; may throw dnnl::error ("unimplemented").
         std::function<dnnl::primitive(const std::vector<dnnl::memory::desc>&)> make;
+        // Run by each lane after execute() on its rows [r0, r1), or empty:
+        // NumPy's semantics where oneDNN's differ (softmax's non-finite rows).
+        std::function<void(const kernel_io&, std::int64_t r0, std::int64_t r1)> after;
     };
 
     // `pd` itself when oneDNN found a JIT-compiled implementation; its

@@ -23,7 +23,7 @@ namespace specula::backends::cpu::onednn
         case family::reduction:
             return 16384;
         case family::softmax:
-            return never;
+            return 4096;
         case family::normalisation:
             return never;
         }
