@@ -254,14 +254,17 @@ namespace specula::engine::converter
         // Attributes set on a tree node so far, per path (tree_writes.cpp).
         const std::vector<std::string> writes_before =
             m_tree ? m_tree->path_writes : std::vector<std::string>{};
+        const std::set<std::string> sure_before = m_tree ? m_tree->path_sure : std::set<std::string>{};
         const bool then_returned = visit_branch(then_body, then_region, node);
         std::map<std::string, cval> then_locals = std::move(m_locals);
         cval then_result = m_result;
         m_locals = before;
         std::vector<std::string> then_writes;
+        std::set<std::string> then_sure;
         if (m_tree)
         {
             then_writes = std::exchange(m_tree->path_writes, writes_before);
+            then_sure = std::exchange(m_tree->path_sure, sure_before);
         }
         const bool else_returned = visit_branch(else_body, else_region, node);
         for (const std::string& w : then_writes)
@@ -271,6 +274,18 @@ namespace specula::engine::converter
             {
                 after.push_back(w);
             }
+        }
+        if (m_tree)
+        {
+            std::set<std::string> both; // set whichever side ran
+            for (const std::string& w : then_sure)
+            {
+                if (m_tree->path_sure.count(w) != 0)
+                {
+                    both.insert(w);
+                }
+            }
+            m_tree->path_sure = std::move(both);
         }
         if (then_returned != else_returned)
         {

@@ -129,6 +129,9 @@ namespace specula::engine::converter
             std::string view_path; // a path stores a row view of this source (`L[word]`)
         };
         std::vector<attr> attrs; // in the order first met
+        // Attributes every path of the body sets (from the last probe): a
+        // child's row of those needs no "was it set" check.
+        std::set<std::string> always_set;
         const attr* find(const std::string& name) const;
     };
 
@@ -152,9 +155,17 @@ namespace specula::engine::converter
         std::map<std::string, std::pair<ir::value_id, ir::value_id>> attr_tables;
         std::map<std::string, std::pair<int, std::int64_t>>
             view_src;                         // attribute -> (source, rows) of its views
-        std::vector<std::string> path_writes; // set so far on the path converted
+        std::vector<std::string> path_writes; // set so far on some path to here (for order)
+        std::set<std::string> path_sure;      // set so far on every path to here
+        std::set<std::string> maybe_unset;    // not set on some path that ends the body
         std::set<std::pair<std::string, std::string>> before; // (a, b): a set before b on a path
-        std::int32_t symbol = -1;                             // the node count's symbolic dim
+        // tree_tables.cpp: the loop body, the current node's table entries
+        // gathered at its top, int64 constants, checks asserted per region.
+        ir::region_id body = ir::no_id;
+        std::map<ir::value_id, ir::value_id> gathered;
+        std::map<std::int64_t, ir::value_id> ints;
+        std::set<std::pair<std::string, ir::region_id>> asserted;
+        std::int32_t symbol = -1; // the node count's symbolic dim
         ir::value_id count = ir::no_id;
         ir::value_id results = ir::no_id;         // loop arg: one row per node
         ir::value_id aliases = ir::no_id;         // loop arg: the node's result is a view or input
@@ -318,6 +329,10 @@ namespace specula::engine::converter
         ir::value_type probe_row_type(py::handle fdef);
         ir::value_id tree_table_value(tree_table::kind k, const std::string& field);
         ir::value_id hoisted_input(const ir::value_type& type, const std::string& name);
+        // tree_tables.cpp
+        ir::value_id tree_gather(tree_table::kind k, const std::string& field, ir::value_id index);
+        ir::value_id tree_int(std::int64_t v);
+        bool tree_asserted(const std::string& key);
         cval tree_node_at(ir::value_id index);
         ir::value_id tree_index(const cval& n, py::handle node);
         cval tree_attribute(const cval& n, const std::string& name, py::handle node);

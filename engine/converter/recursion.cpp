@@ -145,6 +145,15 @@ namespace specula::engine::converter
             try
             {
                 probe.convert_recursion(fdef);
+                // Its body set these on every path that ends it.
+                m_tree->known.always_set.clear();
+                for (const tree_knowledge::attr& a : m_tree->known.attrs)
+                {
+                    if (probe.m_tree->maybe_unset.count(a.name) == 0)
+                    {
+                        m_tree->known.always_set.insert(a.name);
+                    }
+                }
                 return;
             }
             catch (const tree_learned& learned)
@@ -153,36 +162,6 @@ namespace specula::engine::converter
             }
         }
         fail("recursive function over a tree whose types do not settle", fdef);
-    }
-
-    ir::value_id converter::hoisted_input(const ir::value_type& type, const std::string& name)
-    {
-        // Inputs belong to the graph's body, also when first read inside a
-        // branch or the recursion's loop (whose op is created after its body).
-        ir::builder::insertion_guard keep(*m_builder);
-        m_builder->set_insertion_end(p_graph->body());
-        return m_builder->input(type, name);
-    }
-
-    ir::value_id converter::tree_table_value(tree_table::kind k, const std::string& field)
-    {
-        const int index = m_tree->plan->table_index(k, field);
-        auto found = m_tree->table_values.find(index);
-        if (found != m_tree->table_values.end())
-        {
-            return found->second;
-        }
-        const ir::dtype elem = k == tree_table::kind::is_none ? ir::dtype::bool_ : ir::dtype::int64;
-        const char* what = k == tree_table::kind::child     ? ".index"
-                           : k == tree_table::kind::is_none ? ".is_none"
-                                                            : "";
-        ir::value_id in = hoisted_input({elem, ir::shape({ir::dim::symbol(m_tree->symbol)})},
-                                        "tree." + field + what);
-        graph_input gi;
-        gi.tree_table = index;
-        m_spec->inputs.push_back(gi);
-        m_tree->table_values[index] = in;
-        return in;
     }
 
     cval converter::tree_node_at(ir::value_id index)
@@ -212,20 +191,21 @@ namespace specula::engine::converter
         const auto& children = m_tree->plan->children;
         if (std::find(children.begin(), children.end(), name) != children.end())
         {
-            ir::value_id child =
-                m_builder->gather(tree_table_value(tree_table::kind::child, name), index, 0);
-            ir::value_id zero = m_builder->constant(ir::scalar::of_int(ir::dtype::int64, 0));
-            add_assert(m_builder->binary(ir::op::GE, child, zero),
-                       "tree node attribute ." + name + " is None at " + where(node));
+            ir::value_id child = tree_gather(tree_table::kind::child, name, index);
+            if (index != m_tree->node || !tree_asserted("child " + name))
+            {
+                add_assert(m_builder->binary(ir::op::GE, child, tree_int(0)),
+                           "tree node attribute ." + name + " is None at " + where(node));
+            }
             return tree_node_at(child);
         }
-        ir::value_id none =
-            m_builder->gather(tree_table_value(tree_table::kind::is_none, name), index, 0);
-        add_assert(m_builder->unary(ir::op::LOGICAL_NOT, none),
-                   "tree node attribute ." + name + " is None at " + where(node));
-        cval v = new_array(
-            m_builder->gather(tree_table_value(tree_table::kind::int_value, name), index, 0),
-            surface::py_int);
+        ir::value_id none = tree_gather(tree_table::kind::is_none, name, index);
+        if (index != m_tree->node || !tree_asserted("field " + name))
+        {
+            add_assert(m_builder->unary(ir::op::LOGICAL_NOT, none),
+                       "tree node attribute ." + name + " is None at " + where(node));
+        }
+        cval v = new_array(tree_gather(tree_table::kind::int_value, name, index), surface::py_int);
         m_arrays[static_cast<size_t>(v.arr)].int_lo = relaxed_int_lo;
         m_arrays[static_cast<size_t>(v.arr)].int_hi = relaxed_int_hi;
         return v;
@@ -256,8 +236,7 @@ namespace specula::engine::converter
         }
         const std::string field = py::str(left.attr("attr"));
         const ir::value_id index = tree_index(local->second, compare);
-        ir::value_id none =
-            m_builder->gather(tree_table_value(tree_table::kind::is_none, field), index, 0);
+        ir::value_id none = tree_gather(tree_table::kind::is_none, field, index);
         if (op == "IsNot")
         {
             none = m_builder->unary(ir::op::LOGICAL_NOT, none);
@@ -476,6 +455,7 @@ namespace specula::engine::converter
             m_builder->set_insertion_end(body);
             const ir::value_id index = m_builder->arg(body, 0);
             m_tree->node = index;
+            m_tree->body = body;
             int next = 1;
             if (with_results)
             {

@@ -50,6 +50,10 @@ namespace specula::engine::converter
     {
         for (const tree_knowledge::attr& a : m_tree->known.attrs)
         {
+            if (m_tree->path_sure.count(a.name) == 0)
+            {
+                m_tree->maybe_unset.insert(a.name);
+            }
             items.push_back(m_locals.at(hidden_value(a.name)));
             items.push_back(m_locals.at(hidden_tag(a.name)));
         }
@@ -109,9 +113,9 @@ namespace specula::engine::converter
             const std::int64_t rows = type_of(origin.value).dims[0].size();
             m_tree->view_src[name] = {origin.src, rows};
             // The index is asserted in [-rows, rows): the tag is >= 0.
-            tag =
-                m_builder->binary(ir::op::ADD, g->inputs[1],
-                                  m_builder->constant(ir::scalar::of_int(ir::dtype::int64, rows)));
+            // Copied first: new nodes may move the graph's node storage.
+            const ir::value_id row_index = g->inputs[1];
+            tag = m_builder->binary(ir::op::ADD, row_index, tree_int(rows));
         }
         else
         {
@@ -132,8 +136,7 @@ namespace specula::engine::converter
                      node);
             }
             check_escape_layout(e, node);
-            tag = m_builder->constant(
-                ir::scalar::of_int(ir::dtype::int64, tree_attr_write::tag_fresh));
+            tag = tree_int(tree_attr_write::tag_fresh);
         }
         tree_knowledge& known = m_tree->known;
         const tree_knowledge::attr* a = known.find(name);
@@ -185,6 +188,7 @@ namespace specula::engine::converter
         {
             path.push_back(name);
         }
+        m_tree->path_sure.insert(name);
     }
 
     // `node.<name>` of an attribute the recursion sets: on the node itself,
@@ -201,8 +205,7 @@ namespace specula::engine::converter
         const ir::value_id index = m_arrays[static_cast<size_t>(n.arr)].value;
         if (index == m_tree->node)
         {
-            const auto& path = m_tree->path_writes;
-            if (std::find(path.begin(), path.end(), name) == path.end())
+            if (m_tree->path_sure.count(name) == 0)
             {
                 fail("read of tree node attribute ." + name +
                          " before the recursion sets it on the node",
@@ -215,12 +218,13 @@ namespace specula::engine::converter
             return true;
         }
         const auto& [values, tags] = m_tree->attr_tables.at(name);
-        const ir::value_id tag = m_builder->gather(tags, index, 0);
-        add_assert(m_builder->binary(ir::op::NE, tag,
-                                     m_builder->constant(ir::scalar::of_int(
-                                         ir::dtype::int64, tree_attr_write::tag_unwritten))),
-                   "tree node attribute ." + name + " not set by the call on that node at " +
-                       where(node));
+        if (m_tree->known.always_set.count(name) == 0)
+        {
+            const ir::value_id tag = m_builder->gather(tags, index, 0);
+            add_assert(m_builder->binary(ir::op::NE, tag, tree_int(tree_attr_write::tag_unwritten)),
+                       "tree node attribute ." + name + " not set by the call on that node at " +
+                           where(node));
+        }
         out = new_array(m_builder->gather(values, index, 0), surface::ndarray);
         // The object CPython reads is the one stored on the child.
         m_arrays[static_cast<size_t>(out.arr)].escaped = true;

@@ -7,7 +7,7 @@
 # right-deep, random; a tree that changes between calls; a node reached twice
 # (must run in CPython); a bad word in the middle of a tree (IndexError: the
 # graph writes nothing, CPython then raises after its own partial writes).
-# expect: compiled forward
+# expect: compiled forward, mark, partial
 import numpy as np
 from _probe import snapshot, call
 
@@ -120,3 +120,35 @@ nodes_of(bad)[-1].word = vocab + 3
 call("bad_word", forward, bad, params)
 record("bad_word_nodes", bad)
 call("after_bad", forward, random_tree(6), params)
+
+
+# An attribute set on some paths only: a child's row is read only where its call
+# set it (else the graph exits and CPython runs: AttributeError, or the value an
+# earlier call left), and the node's own attribute is only read on paths that set it.
+def mark(node, p):
+    if node.is_leaf():
+        node.m = p["L"][node.word] * 2.0
+    else:
+        mark(node.left, p)
+        mark(node.right, p)
+        node.s = np.tanh(node.left.m)
+        node.m = node.s * 0.5
+
+
+def partial(node, p):
+    if node.is_leaf():
+        node.q = p["L"][node.word] + 1.0
+    else:
+        partial(node.left, p)
+        partial(node.right, p)
+        node.r = np.concatenate([node.left.q, node.right.q])
+
+
+for i in range(24):
+    t = random_tree(int(rng.integers(1, 9)))
+    call(f"mark{i}", mark, t, params)
+    snapshot(f"mark_nodes{i}", [(list(vars(n)), getattr(n, "m", None), getattr(n, "s", None))
+                                for n in nodes_of(t)])
+    call(f"partial{i}", partial, t, params)
+    snapshot(f"partial_nodes{i}", [(list(vars(n)), getattr(n, "q", None), getattr(n, "r", None))
+                                   for n in nodes_of(t)])
