@@ -159,6 +159,27 @@ namespace specula::bench
                          b.unary(op::EXP, b.binary(op::SUB, x, b.reduce(op::MAX, x, {1}, true)));
                      b.output(b.binary(op::DIV, e, b.reduce(op::SUM, e, {1}, true)), "r");
                  }},
+                {"layernorm",
+                 "(x-x.mean(axis=1,keepdims=True))/"
+                 "np.sqrt(x.var(axis=1,keepdims=True)+1e-5)*row+row",
+                 [](ir::builder& b, auto x, auto, auto, auto row)
+                 {
+                     auto mu = b.reduce(op::MEAN, x, {1}, true);
+                     auto var = b.reduce(op::VAR, x, {1}, true);
+                     auto y = b.binary(op::DIV, b.binary(op::SUB, x, mu),
+                                       b.unary(op::SQRT, b.binary(op::ADD, var, f32c(b, 1e-5))));
+                     b.output(b.binary(op::ADD, b.binary(op::MUL, y, row), row), "r");
+                 }},
+                {"batchnorm",
+                 "(x-x.mean(axis=0,keepdims=True))/np.sqrt(x.var(axis=0,keepdims=True)+1e-5)",
+                 [](ir::builder& b, auto x, auto, auto, auto)
+                 {
+                     auto mu = b.reduce(op::MEAN, x, {0}, true);
+                     auto var = b.reduce(op::VAR, x, {0}, true);
+                     b.output(b.binary(op::DIV, b.binary(op::SUB, x, mu),
+                                       b.unary(op::SQRT, b.binary(op::ADD, var, f32c(b, 1e-5)))),
+                              "r");
+                 }},
                 {"sum(axis=1)", "x.sum(axis=1)",
                  [](ir::builder& b, auto x, auto, auto, auto)
                  { b.output(b.reduce(op::SUM, x, {1}), "r"); }},

@@ -46,7 +46,8 @@ namespace specula::backends::cpu
         // Matmul chains first: a matmul's bias add and activation go to the
         // matmul primitive, not to an eltwise chain.
         std::vector<fused_group> found = onednn::matmul_patterns(g);
-        for (auto* more : {&onednn::softmax_patterns, &onednn::chain_patterns})
+        for (auto* more :
+             {&onednn::softmax_patterns, &onednn::norm_patterns, &onednn::chain_patterns})
         {
             for (fused_group& fg : more(g))
             {
@@ -70,6 +71,10 @@ namespace specula::backends::cpu
         if (onednn::is_softmax(g, fg))
         {
             return onednn::make_softmax_group(g, fg, ctx);
+        }
+        if (onednn::is_norm(g, fg))
+        {
+            return onednn::make_norm_group(g, fg, ctx);
         }
         return onednn::make_chain_group(g, fg, ctx);
     }

@@ -44,6 +44,7 @@ namespace specula::backends::cpu::onednn
             std::int64_t r0 = 0, r1 = 0;       // the lane's rows
             std::vector<std::int64_t> offsets; // per operand
             std::unordered_map<int, dnnl::memory> args;
+            std::vector<std::vector<float>> scratch; // operand::scratch memories
         };
 
         class plan_kernel final : public kernel
@@ -69,6 +70,10 @@ namespace specula::backends::cpu::onednn
                     for (std::size_t i = 0; i < m_operands.size(); ++i)
                     {
                         const operand& o = m_operands[i];
+                        if (o.scratch)
+                        {
+                            continue; // bound once, at compile time
+                        }
                         if (o.one)
                         {
                             c.args.at(o.arg).set_data_handle(&g_one);
@@ -164,7 +169,7 @@ namespace specula::backends::cpu::onednn
             for (const operand& o : plan.operands)
             {
                 dnnl::memory::dims d = o.dims;
-                const bool split = !d.empty() && d[0] == rows && rows > 1;
+                const bool split = !o.fixed && !d.empty() && d[0] == rows && rows > 1;
                 if (split)
                 {
                     d[0] = r1 - r0;
@@ -176,8 +181,13 @@ namespace specula::backends::cpu::onednn
             c.prim = cached_primitive(key, 1, [&] { return plan.make(mds); });
             for (std::size_t i = 0; i < mds.size(); ++i)
             {
-                c.args[plan.operands[i].arg] =
-                    dnnl::memory(mds[i], host_engine(), DNNL_MEMORY_NONE);
+                void* handle = DNNL_MEMORY_NONE;
+                if (plan.operands[i].scratch)
+                {
+                    c.scratch.emplace_back(mds[i].get_size() / sizeof(float) + 1);
+                    handle = c.scratch.back().data();
+                }
+                c.args[plan.operands[i].arg] = dnnl::memory(mds[i], host_engine(), handle);
             }
             return c;
         }

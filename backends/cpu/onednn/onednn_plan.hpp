@@ -30,6 +30,12 @@ namespace specula::backends::cpu::onednn
         // Not an input: the constant 1.0f (dims all 1), for heads of the form
         // x * 1 (exact) that carry post-ops an eltwise primitive cannot.
         bool one = false;
+        // Not an input or output: memory the kernel owns per lane (e.g. the
+        // statistics a normalisation computes).
+        bool scratch = false;
+        // Never split with the rows (a per-channel operand whose length
+        // happens to equal the row count).
+        bool fixed = false;
     };
 
     struct call_plan

@@ -18,7 +18,8 @@ namespace specula::backends::cpu::onednn
         eltwise_sqrt_logistic, // a chain with a sqrt or a logistic 1/(1+exp(-x))
         reduction,             // sum, mean
         softmax,
-        normalisation,
+        layer_norm,
+        batch_norm,
     };
 
     // Output elements from which `f` runs on oneDNN (INT64_MAX: never).

@@ -158,4 +158,138 @@ TEST(cpu_onednn_norm, softmax_over_another_axis_is_not_matched)
     EXPECT_TRUE(same_bytes(fast.outputs[0], plain.outputs[0]));
 }
 
+namespace
+{
+    // (x - mu) / np.sqrt(var + eps) [* gamma] [+ beta] over `axis` of [rows, cols].
+    f32_case norm_graph(std::int64_t rows, std::int64_t cols, int axis, bool gamma, bool beta)
+    {
+        return {{{rows, cols}, {cols}, {cols}},
+                [=](ir::builder& b, const std::vector<ir::value_id>& a)
+                {
+                    auto mu = b.reduce(op::MEAN, a[0], {axis}, true);
+                    auto var = b.reduce(op::VAR, a[0], {axis}, true);
+                    auto eps = b.constant(ir::scalar::of_float(ir::dtype::float32, 1e-5));
+                    auto y = b.binary(op::DIV, b.binary(op::SUB, a[0], mu),
+                                      b.unary(op::SQRT, b.binary(op::ADD, var, eps)));
+                    if (gamma)
+                    {
+                        y = b.binary(op::MUL, y, a[1]);
+                    }
+                    if (beta)
+                    {
+                        y = b.binary(op::ADD, y, a[2]);
+                    }
+                    b.output(y, "y");
+                }};
+    }
+
+    // README: |y - y64| <= (K + 8) eps32 (|gamma| (|z64| + 1) + |beta|), z64 the
+    // normalised value, K the reduced count.
+    void expect_norm_within(const buffer& y, const std::vector<buffer>& in, std::int64_t rows,
+                            std::int64_t cols, int axis, bool gamma, bool beta, const char* what)
+    {
+        const float* x = f32(in[0]);
+        const float* g = f32(in[1]);
+        const float* bt = f32(in[2]);
+        const std::int64_t k = axis == 0 ? rows : cols;
+        int bad = 0;
+        for (std::int64_t i = 0; i < rows; ++i)
+        {
+            for (std::int64_t j = 0; j < cols; ++j)
+            {
+                double mu = 0, var = 0;
+                for (std::int64_t t = 0; t < k; ++t)
+                {
+                    mu += axis == 0 ? x[t * cols + j] : x[i * cols + t];
+                }
+                mu /= double(k);
+                for (std::int64_t t = 0; t < k; ++t)
+                {
+                    const double d = (axis == 0 ? x[t * cols + j] : x[i * cols + t]) - mu;
+                    var += d * d;
+                }
+                var /= double(k);
+                const double z = (x[i * cols + j] - mu) / std::sqrt(var + double(1e-5f));
+                const double gg = gamma ? g[j] : 1.0, bb = beta ? bt[j] : 0.0;
+                const double t = z * gg + bb;
+                const double bound = (double(k) + 8) * FLT_EPSILON *
+                                     (std::fabs(gg) * (std::fabs(z) + 1) + std::fabs(bb));
+                const double got = f32(y)[i * cols + j];
+                if (!(std::fabs(got - t) <= bound) && bad++ < 3)
+                {
+                    ADD_FAILURE() << what << " [" << i << "," << j << "] = " << got << ", float64 "
+                                  << t;
+                }
+            }
+        }
+    }
+} // namespace
+
+TEST(cpu_onednn_norm, layer_and_batch_norm_are_one_primitive_within_tolerance)
+{
+    const std::int64_t rows = 96, cols = 384;
+    std::vector<buffer> in = {random_buffer({rows, cols}, 40, -2.f, 3.f),
+                              random_buffer({cols}, 41, 0.5f, 1.5f),
+                              random_buffer({cols}, 42, -1.f, 1.f)};
+    for (int axis : {1, 0})
+    {
+        for (auto [gamma, beta] :
+             {std::pair{true, true}, {false, false}, {true, false}, {false, true}})
+        {
+            const f32_case c = norm_graph(rows, cols, axis, gamma, beta);
+            outcome dnn = run_case(c, in, {.onednn_min_elements = 0});
+            outcome exact = run_case(c, in, {.use_onednn = false});
+            outcome ref = run_case(c, in, {.reference = true});
+            ASSERT_EQ(dnn.outputs.size(), 1u);
+            EXPECT_EQ(dnn.onednn_kernels, 1) << axis << gamma << beta;
+            EXPECT_LT(dnn.scheduled, exact.scheduled) << axis << gamma << beta;
+            expect_norm_within(dnn.outputs[0], in, rows, cols, axis, gamma, beta, "oneDNN");
+            expect_norm_within(exact.outputs[0], in, rows, cols, axis, gamma, beta, "exact");
+            expect_norm_within(ref.outputs[0], in, rows, cols, axis, gamma, beta, "reference");
+        }
+    }
+}
+
+TEST(cpu_onednn_norm, selection_takes_layer_norm_and_leaves_batch_norm_exact)
+{
+    const std::int64_t rows = 64, cols = 256; // 16K elements
+    std::vector<buffer> in = {random_buffer({rows, cols}, 49, -2.f, 3.f),
+                              random_buffer({cols}, 50, 0.5f, 1.5f),
+                              random_buffer({cols}, 51, -1.f, 1.f)};
+    outcome layer = run_case(norm_graph(rows, cols, 1, true, true), in, {});
+    EXPECT_EQ(layer.onednn_kernels, 1);
+    outcome batch = run_case(norm_graph(rows, cols, 0, true, true), in, {});
+    outcome plain = run_case(norm_graph(rows, cols, 0, true, true), in, {.use_onednn = false});
+    EXPECT_EQ(batch.onednn_kernels, 0);
+    EXPECT_TRUE(same_bytes(batch.outputs[0], plain.outputs[0]));
+}
+
+TEST(cpu_onednn_norm, layer_norm_exact_mode_keeps_the_exact_bytes)
+{
+    const std::int64_t rows = 64, cols = 256;
+    std::vector<buffer> in = {random_buffer({rows, cols}, 43, -2.f, 3.f),
+                              random_buffer({cols}, 44, 0.5f, 1.5f),
+                              random_buffer({cols}, 45, -1.f, 1.f)};
+    const f32_case c = norm_graph(rows, cols, 1, true, true);
+    outcome exact_mode = run_case(c, in, {.exact = true, .onednn_min_elements = 0});
+    outcome plain = run_case(c, in, {.use_onednn = false});
+    EXPECT_EQ(exact_mode.onednn_kernels, 0);
+    EXPECT_EQ(exact_mode.primitives, 0);
+    EXPECT_TRUE(same_bytes(exact_mode.outputs[0], plain.outputs[0]));
+}
+
+TEST(cpu_onednn_norm, layer_norm_lanes_do_not_change_the_result)
+{
+    // Rows are independent: split across lanes, bitwise the same.
+    const std::int64_t rows = 256, cols = 300;
+    std::vector<buffer> in = {random_buffer({rows, cols}, 46, -2.f, 3.f),
+                              random_buffer({cols}, 47, 0.5f, 1.5f),
+                              random_buffer({cols}, 48, -1.f, 1.f)};
+    const f32_case c = norm_graph(rows, cols, 1, true, true);
+    outcome one = run_case(c, in, {.onednn_min_elements = 0, .threads = 1});
+    outcome two = run_case(c, in, {.onednn_min_elements = 0, .threads = 2});
+    EXPECT_EQ(two.onednn_kernels, 1);
+    EXPECT_TRUE(same_bytes(one.outputs[0], two.outputs[0]));
+}
+
 #endif
