@@ -31,12 +31,11 @@ namespace specula::backends::cpu::onednn
             const dnnl::memory::desc w_md({s.k, s.n}, s.elem, tag::ab);
             const dnnl::memory::desc c_md({s.m, s.n}, s.elem, tag::ab);
             dnnl::post_ops ops;
-            if (s.act != activation::none)
+            // ReLU is not a post-op: oneDNN's relu (vmaxps) turns NaN into 0
+            // where np.maximum(y, 0) keeps it; the kernel applies it after.
+            if (s.act == activation::tanh)
             {
-                ops.append_eltwise(1.f,
-                                   s.act == activation::relu ? dnnl::algorithm::eltwise_relu
-                                                             : dnnl::algorithm::eltwise_tanh,
-                                   0.f, 0.f);
+                ops.append_eltwise(1.f, dnnl::algorithm::eltwise_tanh, 0.f, 0.f);
             }
             dnnl::primitive_attr attr;
             attr.set_post_ops(ops);
@@ -136,6 +135,16 @@ namespace specula::backends::cpu::onednn
             return c.size() == 1 && c.element(0).as_double() == 0.0;
         }
 
+        // np.maximum(y, 0): y where y >= 0 or y is NaN (so -0.0 and NaN stay).
+        void relu_like_numpy(float* y, std::int64_t n)
+        {
+            for (std::int64_t i = 0; i < n; ++i)
+            {
+                const float v = y[i];
+                y[i] = (v >= 0.f || v != v) ? v : 0.f;
+            }
+        }
+
         class matmul_kernel final : public kernel
         {
         public:
@@ -197,6 +206,11 @@ namespace specula::backends::cpu::onednn
                     omp_set_num_threads(onednn_threads());
                     m_prim->execute(m_stream, m_args);
                     m_stream.wait();
+                    if (m_spec.act == activation::relu)
+                    {
+                        relu_like_numpy(reinterpret_cast<float*>(io.out(0).data()),
+                                        m_spec.m * m_spec.n);
+                    }
                 }
                 catch (const dnnl::error& e)
                 {

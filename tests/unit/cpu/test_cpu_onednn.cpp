@@ -208,6 +208,29 @@ TEST(cpu_onednn, small_products_stay_on_the_exact_path)
     EXPECT_TRUE(same_bytes(fast.outputs[0], plain.outputs[0]));
 }
 
+// np.maximum(A @ W + b, 0) keeps a NaN of the product: so must the fused
+// kernel (oneDNN's relu post-op would turn it into 0).
+TEST(cpu_onednn, relu_keeps_nan_like_numpy)
+{
+    const problem p{96, 128, 80, act::relu};
+    std::vector<buffer> in = {random_f32({p.m, p.k}, 13), random_f32({p.k, p.n}, 14),
+                              random_f32({p.n}, 15)};
+    reinterpret_cast<float*>(in[0].data())[5 * p.k + 3] = std::nanf(""); // row 5 all NaN
+    outcome fast = run(p, false, true, in);
+    outcome exact = run(p, false, false, in);
+    ASSERT_EQ(fast.outputs.size(), 1u);
+    EXPECT_LT(fast.scheduled, exact.scheduled); // still one oneDNN node
+    const auto* a = reinterpret_cast<const float*>(fast.outputs[0].data());
+    const auto* e = reinterpret_cast<const float*>(exact.outputs[0].data());
+    int nans = 0;
+    for (std::int64_t i = 0; i < p.m * p.n; ++i)
+    {
+        EXPECT_EQ(std::isnan(a[i]), std::isnan(e[i])) << i;
+        nans += std::isnan(e[i]);
+    }
+    EXPECT_EQ(nans, p.n);
+}
+
 // oneDNN 2.6 has no float16 matmul on this CPU (no AVX512-FP16): its
 // "unimplemented" must come back as status unimplemented (the backend's cue to
 // take the exact path), never as an exception or a crash.
