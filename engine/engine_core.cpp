@@ -3,6 +3,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "engine/branch_tracer.hpp"
 #include "engine/converter/converter.hpp"
 #include "engine/introspection.hpp"
 #include "engine/loop_region.hpp"
@@ -215,7 +216,13 @@ namespace specula::engine
 
     void engine_core::ran_default(hook_slot* slot, double seconds)
     {
-        static_cast<region_record*>(slot->owner)->r->record_cpython_time(seconds);
+        auto* rec = static_cast<region_record*>(slot->owner);
+        if (rec->tracing)
+        {
+            rec->tracing = false;
+            branch_tracer::end();
+        }
+        rec->r->record_cpython_time(seconds);
     }
 
     frame_exit engine_core::enter(hook_slot* slot, const frame_hook::frame_view& frame,
@@ -279,6 +286,9 @@ namespace specula::engine
             }
             if (!r.observe_profiling_call())
             {
+                // Functions only: a loop body's region has no frame of its own.
+                rec.tracing = !rec.cell_body && !rec.function_loop &&
+                              branch_tracer::begin(frame.code, rec.prof);
                 return frame_exit::run_default;
             }
             return compile_and_run(rec, frame, result, true);
@@ -358,6 +368,13 @@ namespace specula::engine
             case run_outcome::assert_exit:
             {
                 std::int64_t n = ++spec->exit_failures[rep.exit_id];
+                auto branch = spec->exit_branches.find(rep.exit_id);
+                if (branch != spec->exit_branches.end())
+                {
+                    // The side (or trip count) profiled is not the only one:
+                    // the next compile does not assume it.
+                    rec.prof.branch_flipped(branch->second);
+                }
                 const std::string& why = spec->exit_reasons.at(rep.exit_id);
                 if (m_config.dump.exits)
                 {

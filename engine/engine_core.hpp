@@ -30,6 +30,9 @@ namespace specula::engine
         // Its specialisations were dropped by a numerics change: the next
         // call recompiles without counting a guard miss.
         bool recompile_pending = false;
+        // This call's CPython run is a profiling run traced for branch
+        // outcomes and trip counts (branch_tracer.hpp), until ran_default().
+        bool tracing = false;
         const char* kind = "function"; // the report's `kind`
         // Loops in cells (engine/loop_region.cpp): the body's statements and
         // every name they mention; null for functions.

@@ -2,6 +2,8 @@
 
 #include "engine/numpy_api.hpp"
 
+#include <algorithm>
+
 namespace specula::engine
 {
     namespace
@@ -170,5 +172,30 @@ namespace specula::engine
             }
         }
         return any;
+    }
+
+    void profile::record_branch(const std::string& key, bool taken)
+    {
+        branch_observation& b = m_branches[key];
+        ++(taken ? b.taken : b.not_taken);
+    }
+
+    void profile::record_trips(const std::string& key, std::int64_t trips)
+    {
+        branch_observation& b = m_branches[key];
+        b.trips_min = b.entries == 0 ? trips : std::min(b.trips_min, trips);
+        b.trips_max = b.entries == 0 ? trips : std::max(b.trips_max, trips);
+        ++b.entries;
+    }
+
+    void profile::branch_flipped(const std::string& key)
+    {
+        m_branches[key].flipped = true;
+    }
+
+    const branch_observation* profile::branch(const std::string& key) const
+    {
+        auto it = m_branches.find(key);
+        return it == m_branches.end() ? nullptr : &it->second;
     }
 } // namespace specula::engine

@@ -31,6 +31,25 @@ namespace specula::engine
         int count = 0;
     };
 
+    // What the profiling calls' CPython runs did at one `if`/`while`/`for`
+    // (branch_tracer.hpp), keyed "file:line" of the statement.
+    struct branch_observation
+    {
+        std::int64_t taken = 0;     // the test held (an `if`'s body, a loop's trip)
+        std::int64_t not_taken = 0; // the test failed (else side, loop exit)
+        // Loops: trips per entry of the loop, over every entry seen.
+        std::int64_t entries = 0;
+        std::int64_t trips_min = 0;
+        std::int64_t trips_max = 0;
+        // An assert built on this observation failed in a graph run: the
+        // observation no longer describes the calls (compile without it).
+        bool flipped = false;
+
+        // Both outcomes seen, or none: no side to assume.
+        bool one_sided() const { return !flipped && (taken > 0) != (not_taken > 0); }
+        bool constant_trips() const { return !flipped && entries > 0 && trips_min == trips_max; }
+    };
+
     class profile
     {
     public:
@@ -50,7 +69,14 @@ namespace specula::engine
         {
             m_observations.clear();
             m_varying_items.clear();
+            m_branches.clear();
         }
+
+        // Branch outcomes and loop trip counts (branch_tracer.cpp records them).
+        void record_branch(const std::string& key, bool taken);
+        void record_trips(const std::string& key, std::int64_t trips);
+        void branch_flipped(const std::string& key);
+        const branch_observation* branch(const std::string& key) const;
 
     private:
         std::map<std::string, observation> m_observations;
@@ -58,6 +84,7 @@ namespace specula::engine
         // ("inputs[3]") becomes a graph input, as a list of token ids changes
         // as a whole from call to call.
         std::set<std::string> m_varying_items;
+        std::map<std::string, branch_observation> m_branches;
     };
 
     // The path of argument slot i ("arg:<name>").

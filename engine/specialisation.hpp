@@ -92,6 +92,9 @@ namespace specula::engine
         value_plan result;
         std::vector<std::string> exit_reasons; // per assert exit id
         std::map<std::uint32_t, std::int64_t> exit_failures;
+        // Assert exits that check a profiled branch side or trip count: exit
+        // id -> the statement's "file:line" in the profile.
+        std::map<std::uint32_t, std::string> exit_branches;
         // Set when this entry only remembers "these guards lead to a construct
         // the converter cannot handle": run CPython without trying again.
         bool fallback_only = false;

@@ -18,6 +18,28 @@ namespace specula::engine::converter
                    PyObject_Hash(o) != -1;
         }
 
+        std::string node_type(py::handle node)
+        {
+            return py::str(node.get_type().attr("__name__"));
+        }
+
+        bool same_cval(const cval& a, const cval& b)
+        {
+            if (a.k != b.k || a.arr != b.arr || a.dict != b.dict || a.src != b.src ||
+                a.obj.ptr() != b.obj.ptr() || a.items.size() != b.items.size())
+            {
+                return false;
+            }
+            for (size_t i = 0; i < a.items.size(); ++i)
+            {
+                if (!same_cval(a.items[i], b.items[i]))
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+
         // Python's dict lookup: equal keys are the same key (1, 1.0 and True).
         int find_key(const dict_entry& d, const py::object& key)
         {
@@ -196,5 +218,82 @@ namespace specula::engine::converter
         }
         p.constant = keys;
         return p;
+    }
+
+    // `for k in d`, `for k, v in d.items()`, `.keys()`, `.values()` over a
+    // dict the code built: its (key, value) pairs as they are when the loop
+    // starts. `seq` is the dict (visit_for checks the body left it alone:
+    // Python raises when it changes size, and reads values as it goes).
+    // False when `iter` is no such view.
+    bool converter::dict_view_items(py::handle iter, cval& seq, std::vector<cval>& items)
+    {
+        std::string view = "keys";
+        py::object dict_expr = py::reinterpret_borrow<py::object>(iter);
+        if (node_type(iter) == "Call" && node_type(iter.attr("func")) == "Attribute" &&
+            py::len(iter.attr("args")) == 0 && py::len(iter.attr("keywords")) == 0)
+        {
+            view = py::str(iter.attr("func").attr("attr"));
+            if (view != "items" && view != "keys" && view != "values")
+            {
+                return false;
+            }
+            dict_expr = iter.attr("func").attr("value");
+        }
+        else if (node_type(iter) != "Name" && node_type(iter) != "Attribute")
+        {
+            return false;
+        }
+        cval d = visit_expr(dict_expr);
+        if (d.k != cval::kind::dict)
+        {
+            if (dict_expr.ptr() == iter.ptr())
+            {
+                seq = d; // not a dict: the caller iterates it as usual
+                items.clear();
+                return false;
+            }
+            fail("for over ." + view + "() of this object", iter);
+        }
+        const dict_entry& e = m_dicts[static_cast<size_t>(d.dict)];
+        items.clear();
+        for (size_t i = 0; i < e.keys.size(); ++i)
+        {
+            cval key;
+            key.obj = e.keys[i];
+            if (view == "keys")
+            {
+                items.push_back(key);
+            }
+            else if (view == "values")
+            {
+                items.push_back(e.values[i]);
+            }
+            else
+            {
+                cval pair;
+                pair.k = cval::kind::tuple;
+                pair.items = {key, e.values[i]};
+                items.push_back(pair);
+            }
+        }
+        seq = d;
+        return true;
+    }
+
+    bool converter::dict_changed(const dict_entry& before, int dict) const
+    {
+        const dict_entry& now = m_dicts[static_cast<size_t>(dict)];
+        if (now.keys.size() != before.keys.size())
+        {
+            return true;
+        }
+        for (size_t i = 0; i < now.values.size(); ++i)
+        {
+            if (!same_cval(now.values[i], before.values[i]))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 } // namespace specula::engine::converter

@@ -78,6 +78,7 @@ namespace specula::engine::converter
     // `while cond:` where every trip's condition is known under the guards
     // (it depends on specialised values only): unrolled. A different trip
     // count on a later call comes from a different guarded value: a miss.
+    // A test on array data follows the trip count profiled (profiled_flow.cpp).
     void converter::visit_while(py::handle node)
     {
         if (py::len(node.attr("orelse")) != 0)
@@ -87,11 +88,19 @@ namespace specula::engine::converter
         for (int trips = 0;; ++trips)
         {
             cval test = visit_expr(node.attr("test"));
-            if (test.k != cval::kind::constant)
+            if (test.k == cval::kind::array)
             {
-                fail("while on array data", node);
+                // Unrolled to the trip count profiled, each trip asserted.
+                if (!profiled_while_test(node, test, trips))
+                {
+                    return;
+                }
             }
-            if (PyObject_IsTrue(test.obj.ptr()) != 1)
+            else if (test.k != cval::kind::constant)
+            {
+                fail("while on this value", node);
+            }
+            else if (PyObject_IsTrue(test.obj.ptr()) != 1)
             {
                 return;
             }
@@ -224,20 +233,7 @@ namespace specula::engine::converter
     // that flips between calls needs no recompilation.
     void converter::visit_data_if(py::handle node, const cval& test, py::object rest)
     {
-        ir::value_id cond = value_of(test, node);
-        const ir::value_type& ct = type_of(cond);
-        if (ct.dims.rank() != 0)
-        {
-            fail("truth value of an array with more than one element", node);
-        }
-        if (ct.elem != ir::dtype::bool_)
-        {
-            // Python's truth of a NumPy number: non-zero (NaN is true).
-            ir::value_id zero =
-                m_builder->constant(ir::is_float(ct.elem) ? ir::scalar::of_float(ct.elem, 0.0)
-                                                          : ir::scalar::of_int(ct.elem, 0));
-            cond = m_builder->binary(ir::op::NE, cond, zero);
-        }
+        ir::value_id cond = truth_value(test, node);
         const std::map<std::string, cval> before = m_locals;
         ir::region_id then_region = m_builder->new_region();
         ir::region_id else_region = m_builder->new_region();

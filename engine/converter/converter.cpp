@@ -103,6 +103,7 @@ namespace specula::engine::converter
                     int src = m_spec->sources.add(s);
                     m_locals[s.path] = read_source(src, m_frame.locals[i]);
                 }
+                m_whole_function = true;
                 visit_body(body[0].attr("body"));
                 finish_graph();
             },

@@ -97,6 +97,7 @@ namespace specula::engine::converter
         ir::value_id flat = ir::no_id; // integer: index into the leading `axes` axes, flattened
         int axes = 0;
         bool scalar_ints = false; // integer: Python ints only (NumPy's basic indexing)
+        int axis = 0; // integer: after this many full slices (x[:, i]), one index, no flattening
     };
 
     // NumPy's memory order of an array the converted code holds, as far as
@@ -197,6 +198,20 @@ namespace specula::engine::converter
         std::vector<std::string> bound;
     };
 
+    // A local a `for` converted as an IR LOOP carries (range_loop.cpp): its
+    // value before the loop (`init`; entry `orig`, -1 for a Python float
+    // constant) and the loop argument (`arg`, entry `fresh`) the body sees.
+    struct carried_slot
+    {
+        std::string name;
+        ir::value_id init = ir::no_id;
+        ir::value_id arg = ir::no_id;
+        surface surf = surface::ndarray;
+        int orig = -1;
+        int fresh = -1;
+        bool in_place = false; // updated in place through the name, never rebound
+    };
+
     class converter
     {
     public:
@@ -278,6 +293,7 @@ namespace specula::engine::converter
         void write_array(int arr, ir::value_id v, py::handle node);
         void visit_print(const call_args& args, py::handle node);
         std::vector<cval> iteration_items(py::handle iter, cval& seq);
+        bool is_range_call(py::handle iter);
         std::vector<cval> sequence_items(const cval& seq, py::handle node);
 
         // expressions.cpp
@@ -355,13 +371,32 @@ namespace specula::engine::converter
         void visit_while(py::handle node);
         void visit_data_if(py::handle node, const cval& test, py::object rest);
         bool visit_branch(py::handle body, ir::region_id region, py::handle node);
+
+        // profiled_flow.cpp: `if`/`while` on array data after the profiled
+        // outcomes (an observed side, an observed trip count) under asserts
+        ir::value_id truth_value(const cval& test, py::handle node);
+        const branch_observation* profiled_branch(py::handle node) const;
+        bool visit_profiled_if(py::handle node, const cval& test);
+        bool profiled_while_test(py::handle node, const cval& test, int trips);
         cval merge_values(const cval& a, const cval& b, std::vector<std::pair<int, int>>& pairs,
                           const std::string& what, py::handle node);
 
+        // range_loop.cpp: `for` over range(...) as an IR LOOP
+        bool range_loop(py::handle node, const call_args& args);
+        void build_range_loop(py::handle node, const std::vector<cval>& p,
+                              const std::set<std::string>& bound);
+        void check_loop_locals_unread(py::handle node, const std::set<std::string>& names);
+        carried_slot carried_local(const std::string& name, const cval& v, py::handle node);
+        ir::value_id carried_result(carried_slot& s, size_t entries_before,
+                                    const ir::value_type& type, py::handle node);
+
         // indexing.cpp
         index_plan plan_index(const cval& container, py::handle index, py::handle node);
+        index_plan plan_axis_index(ir::value_id x, const std::vector<cval>& values,
+                                   const std::vector<py::handle>& parts, py::handle node);
         index_plan plan_integer_index(ir::value_id x, const std::vector<cval>& values,
-                                      const std::vector<py::handle>& parts, py::handle node);
+                                      const std::vector<py::handle>& parts, py::handle node,
+                                      int first_axis = 0);
         ir::value_id leading_flat(ir::value_id x, int axes, py::handle node);
         cval index_array(const cval& container, py::handle node);
         void assign_array_index(const cval& container, py::handle target, const cval& value);
@@ -375,7 +410,10 @@ namespace specula::engine::converter
                          py::handle node);
         value_plan dict_plan(const cval& d, py::handle node, bool identity_visible);
         cval container_len(const cval& c, py::handle node);
+        bool dict_view_items(py::handle iter, cval& seq, std::vector<cval>& items);
+        bool dict_changed(const dict_entry& before, int dict) const;
         cval call_arange(const call_args& args, py::handle node);
+        cval float_arange(const py::tuple& bounds, py::handle node);
         cval call_empty_like(const call_args& args, py::handle node);
 
         // scalar_math.cpp
@@ -433,6 +471,7 @@ namespace specula::engine::converter
 
         py::object m_rest;        // the statements after the one being visited (visit_if takes it)
         bool m_cell_mode = false; // convert_cell_body(): module-level names, no inlining
+        bool m_whole_function = false; // convert() of a plain function: loops may become IR LOOPs
         bool m_returned = false;
         bool m_breaking = false;
         bool m_continuing = false;

@@ -5,6 +5,8 @@
 // Indices out of range exit to CPython, which raises NumPy's IndexError.
 #include "engine/converter/converter.hpp"
 
+#include "engine/numpy_api.hpp"
+
 namespace specula::engine::converter
 {
     namespace
@@ -78,7 +80,7 @@ namespace specula::engine::converter
         }
         if (any_dynamic)
         {
-            return plan_integer_index(x, values, parts, node);
+            return plan_axis_index(x, values, parts, node);
         }
         plan.k = index_plan::kind::basic;
         auto const_int = [&](py::handle e, const char* what) -> std::optional<std::int64_t>
@@ -145,8 +147,48 @@ namespace specula::engine::converter
         return plan;
     }
 
+    // Full slices `:` after the integer indices change nothing (x[i, :] is
+    // x[i]); full slices before one integer index take along that axis
+    // (x[:, i] is np.take(x, i, axis=1)). Other mixes keep NumPy's rules for
+    // separated advanced indices and are refused in plan_integer_index.
+    index_plan converter::plan_axis_index(ir::value_id x, const std::vector<cval>& values,
+                                          const std::vector<py::handle>& parts, py::handle node)
+    {
+        auto full = [&](size_t i)
+        {
+            py::handle p = parts[i];
+            return node_type(p) == "Slice" && p.attr("lower").is_none() &&
+                   p.attr("upper").is_none() && p.attr("step").is_none();
+        };
+        size_t end = parts.size();
+        while (end > 0 && full(end - 1))
+        {
+            --end;
+        }
+        size_t lead = 0;
+        while (lead < end && full(lead))
+        {
+            ++lead;
+        }
+        if (lead == 0)
+        {
+            return plan_integer_index(x, std::vector<cval>(values.begin(), values.begin() + end),
+                                      std::vector<py::handle>(parts.begin(), parts.begin() + end),
+                                      node);
+        }
+        if (end - lead != 1)
+        {
+            fail("integer index after full slices on more than one axis", node);
+        }
+        index_plan plan =
+            plan_integer_index(x, {values[lead]}, {parts[lead]}, node, static_cast<int>(lead));
+        plan.axis = static_cast<int>(lead);
+        return plan;
+    }
+
     index_plan converter::plan_integer_index(ir::value_id x, const std::vector<cval>& values,
-                                             const std::vector<py::handle>& parts, py::handle node)
+                                             const std::vector<py::handle>& parts, py::handle node,
+                                             int first_axis)
     {
         // NumPy's integer indexing of the leading axes: x[i0, i1] takes
         // x.reshape(n0 * n1, ...)[wrap(i0) * n1 + wrap(i1)], the index arrays
@@ -156,7 +198,7 @@ namespace specula::engine::converter
         plan.k = index_plan::kind::integer;
         plan.axes = static_cast<int>(parts.size());
         plan.scalar_ints = true;
-        if (plan.axes > dims.rank())
+        if (first_axis + plan.axes > dims.rank())
         {
             fail("too many indices for the array", node);
         }
@@ -165,11 +207,12 @@ namespace specula::engine::converter
         ir::value_id ok = ir::no_id;
         for (int j = 0; j < plan.axes; ++j)
         {
-            if (node_type(parts[static_cast<size_t>(j)]) == "Slice" || !dims[j].is_static())
+            const ir::dim& d = dims[first_axis + j];
+            if (node_type(parts[static_cast<size_t>(j)]) == "Slice" || !d.is_static())
             {
                 fail("integer array index mixed with slices or on a symbolic dim", node);
             }
-            const std::int64_t n = dims[j].size();
+            const std::int64_t n = d.size();
             const cval& c = values[static_cast<size_t>(j)];
             ir::value_id wrapped = ir::no_id;
             if (c.k == cval::kind::constant && PyLong_CheckExact(c.obj.ptr()))
@@ -282,10 +325,19 @@ namespace specula::engine::converter
         case index_plan::kind::integer:
             break;
         }
-        ir::value_id out = m_builder->gather(leading_flat(x, plan.axes, node), plan.flat, 0);
+        ir::value_id out = plan.axis > 0
+                               ? m_builder->gather(x, plan.flat, plan.axis)
+                               : m_builder->gather(leading_flat(x, plan.axes, node), plan.flat, 0);
         if (out == ir::no_id)
             fail("integer array index (" + m_builder->state().message() + ")", node);
         const bool element = type_of(out).dims.rank() == 0;
+        if (plan.axis > 0 && !element)
+        {
+            // NumPy's memory order: x[:, i] is a view with x's strides; x[:, idx]
+            // puts the index's axes first in memory (not C order).
+            m_layouts[out] =
+                plan.scalar_ints && layout_of(x) != layout::other ? layout::c_like : layout::other;
+        }
         // Python ints alone are basic indexing: NumPy gives a view of x.
         return new_array(out, element ? surface::np_scalar : surface::ndarray,
                          plan.scalar_ints && !element ? container.arr : -1);
@@ -327,6 +379,11 @@ namespace specula::engine::converter
             break;
         case index_plan::kind::integer:
         {
+            if (plan.axis > 0)
+            {
+                updated = m_builder->gather_update(base, plan.flat, v, plan.axis);
+                break;
+            }
             ir::value_id flat = leading_flat(base, plan.axes, target);
             updated = m_builder->gather_update(flat, plan.flat, v, 0);
             if (updated != ir::no_id && plan.axes > 1)
@@ -366,21 +423,29 @@ namespace specula::engine::converter
 
     cval converter::call_arange(const call_args& args, py::handle node)
     {
-        // Integer aranges only: their count and values are exact (a float
-        // arange's count depends on rounding NumPy does its own way).
+        // Integer aranges: an ARANGE node (count and values are exact).
         const auto& p = args.positional;
         if (p.empty() || p.size() > 3 || !args.keywords.empty())
         {
             fail("np.arange with these arguments", node);
         }
         py::tuple bounds(p.size());
+        bool any_float = false;
         for (size_t i = 0; i < p.size(); ++i)
         {
-            if (p[i].k != cval::kind::constant || !PyLong_CheckExact(p[i].obj.ptr()))
+            if (p[i].k == cval::kind::constant && PyFloat_CheckExact(p[i].obj.ptr()))
             {
-                fail("np.arange of values that are not specialised ints", node);
+                any_float = true;
+            }
+            else if (p[i].k != cval::kind::constant || !PyLong_CheckExact(p[i].obj.ptr()))
+            {
+                fail("np.arange of values that are not specialised ints or floats", node);
             }
             bounds[i] = p[i].obj;
+        }
+        if (any_float)
+        {
+            return float_arange(bounds, node);
         }
         py::object r = py::module_::import("builtins").attr("range")(*bounds);
         std::int64_t start = 0, step = 1, count = 0;
@@ -421,5 +486,41 @@ namespace specula::engine::converter
         cval out = new_array(m_builder->zeros(t.dims, t.elem), surface::ndarray);
         m_arrays[static_cast<size_t>(out.arr)].unwritten = true;
         return out;
+    }
+
+    // np.arange with a float bound or step, all specialised: NumPy's own
+    // values as a constant. NumPy takes the count as ceil((stop - start) /
+    // step) and fills a[0] = start, a[1] = start + step, then a[i] = start +
+    // i * (a[1] - a[0]); evaluating NumPy itself keeps every one of those
+    // roundings. Long ones are refused (the graph would carry the data).
+    cval converter::float_arange(const py::tuple& bounds, py::handle node)
+    {
+        constexpr Py_ssize_t max_elements = 1 << 16;
+        py::object a;
+        try
+        {
+            a = py::module_::import("numpy").attr("arange")(*bounds);
+        }
+        catch (py::error_already_set&)
+        {
+            fail("np.arange raising on this call", node);
+        }
+        auto* arr = reinterpret_cast<PyArrayObject*>(a.ptr());
+        if (!PyArray_CheckExact(a.ptr()) || PyArray_TYPE(arr) != NPY_DOUBLE ||
+            PyArray_NDIM(arr) != 1 || !PyArray_IS_C_CONTIGUOUS(arr))
+        {
+            fail("np.arange of this result type", node);
+        }
+        if (PyArray_SIZE(arr) > max_elements)
+        {
+            fail("float np.arange of more than " + std::to_string(max_elements) + " elements",
+                 node);
+        }
+        ir::constant_attr data;
+        data.elem = ir::dtype::float64;
+        data.dims = ir::shape({PyArray_DIM(arr, 0)});
+        const auto* bytes = static_cast<const std::byte*>(PyArray_DATA(arr));
+        data.bytes.assign(bytes, bytes + PyArray_NBYTES(arr));
+        return new_array(m_builder->constant(std::move(data)), surface::ndarray);
     }
 } // namespace specula::engine::converter

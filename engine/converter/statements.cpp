@@ -329,6 +329,18 @@ namespace specula::engine::converter
         }
     }
 
+    // `range(...)` naming the builtin (not a local or a rebound global).
+    bool converter::is_range_call(py::handle iter)
+    {
+        if (node_type(iter) != "Call" || node_type(iter.attr("func")) != "Name" ||
+            id_of(iter.attr("func")) != "range" || m_locals.count("range"))
+        {
+            return false;
+        }
+        cval fn = read_global("range", iter);
+        return fn.k == cval::kind::object && m_whitelist.name_of(fn.obj.ptr()) == "builtins.range";
+    }
+
     void converter::visit_expr_stmt(py::handle node)
     {
         py::handle value = node.attr("value");
@@ -408,6 +420,11 @@ namespace specula::engine::converter
         }
         if (!raise_only)
         {
+            // One side profiled: that side under an assert; else an IR IF.
+            if (visit_profiled_if(node, test))
+            {
+                return;
+            }
             return visit_data_if(node, test, rest);
         }
         ir::value_id cond = value_of(test, node);
@@ -445,7 +462,15 @@ namespace specula::engine::converter
 
     std::vector<cval> converter::iteration_items(py::handle iter, cval& seq)
     {
-        seq = visit_expr(iter);
+        std::vector<cval> items;
+        if (dict_view_items(iter, seq, items))
+        {
+            return items; // containers.cpp: a dict the code built
+        }
+        if (node_type(iter) != "Name" && node_type(iter) != "Attribute")
+        {
+            seq = visit_expr(iter);
+        }
         if (seq.k == cval::kind::tuple ||
             (seq.k == cval::kind::object &&
              (PyList_CheckExact(seq.obj.ptr()) || PyTuple_CheckExact(seq.obj.ptr()))))
@@ -504,7 +529,25 @@ namespace specula::engine::converter
         }
         const size_t effects_before = m_spec->effects.size();
         cval seq;
-        std::vector<cval> items = iteration_items(node.attr("iter"), seq);
+        std::vector<cval> items;
+        py::handle iter = node.attr("iter");
+        if (is_range_call(iter))
+        {
+            // A varying or long range: one IR LOOP (range_loop.cpp); else unrolled.
+            call_args args = visit_args(iter);
+            if (range_loop(node, args))
+            {
+                return;
+            }
+            seq = call_builtin("range", args, iter);
+            items = seq.items;
+        }
+        else
+        {
+            items = iteration_items(iter, seq);
+        }
+        const dict_entry dict_before =
+            seq.k == cval::kind::dict ? m_dicts[static_cast<size_t>(seq.dict)] : dict_entry{};
         for (const cval& item : items)
         {
             assign_to(node.attr("target"), item);
@@ -519,6 +562,11 @@ namespace specula::engine::converter
             {
                 break;
             }
+        }
+        if (seq.k == cval::kind::dict && dict_changed(dict_before, seq.dict))
+        {
+            // Python raises on a size change and reads values as it goes.
+            fail("for over a dict the loop body changes", node);
         }
         if (seq.k == cval::kind::object)
         {

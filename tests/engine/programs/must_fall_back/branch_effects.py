@@ -1,5 +1,7 @@
-# An `if` on array data whose sides have effects (print, attribute writes): the
-# effects would need a conditional commit, so the function stays in CPython.
+# An `if` on array data whose sides have effects (print, attribute writes), both
+# sides taken while profiling (the loss alternates): the effects would need a
+# conditional commit, so the function stays in CPython. (When the profiling calls
+# took one side only, that side runs under an assert: profiled_branch_flip.py.)
 # must-not-convert: report_step
 import numpy as np
 from _probe import snapshot, call
@@ -20,5 +22,5 @@ def report_step(log, loss, best):
 
 log = Log()
 for i in range(25):
-    call(f"report{i}", report_step, log, np.array(1.0 / (1 + i % 4)), 0.4)
+    call(f"report{i}", report_step, log, np.array(0.2 if i % 2 else 0.8 + i / 100), 0.4)
 snapshot("log", log)
