@@ -4,6 +4,7 @@
 
 #include "backends/cpu/cpu_backend.hpp"
 #include "backends/cpu/numpy_loops/numpy_loops.hpp"
+#include "backends/cpu/thread_pool.hpp"
 #include "backends/reference/reference_backend.hpp"
 #include "ir/builder.hpp"
 #include "ir/passes/fuse_elementwise.hpp"
@@ -18,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/resource.h>
+
 using namespace specula;
 using namespace specula::backends;
 
@@ -31,7 +34,6 @@ namespace specula::bench
 namespace
 {
     // bench/RESULTS.md, "Measured peaks" (this machine kind, 2 cores).
-    constexpr double triad_peak_gbs = 73.8;
     constexpr double gemm_f32_peak_gflops = 219.4;
 
     double median_seconds(const std::function<void()>& f, int reps)
@@ -64,10 +66,52 @@ namespace
         return v;
     }
 
+    // STREAM triad a = b + 3*c on 16M float64 split over the pool's lanes,
+    // measured in this run: the machine is shared, so %triad compares the
+    // fused groups with the bandwidth available right now (24 bytes/element).
+    double triad_gbs()
+    {
+        const std::int64_t n = std::int64_t(1) << 24;
+        auto a = buffer::allocate(ir::dtype::float64, {n}).value();
+        auto b = buffer::allocate(ir::dtype::float64, {n}).value();
+        auto c = buffer::allocate(ir::dtype::float64, {n}).value();
+        auto* pa = reinterpret_cast<double*>(a.data());
+        const auto* pb = reinterpret_cast<const double*>(b.data());
+        const auto* pc = reinterpret_cast<const double*>(c.data());
+        std::fill(reinterpret_cast<double*>(b.data()), reinterpret_cast<double*>(b.data()) + n, 1.0);
+        std::fill(reinterpret_cast<double*>(c.data()), reinterpret_cast<double*>(c.data()) + n, 2.0);
+        std::fill(pa, pa + n, 0.0);
+        cpu::thread_pool& pool = cpu::thread_pool::shared();
+        const int lanes = pool.lanes();
+        const double s = median_seconds(
+            [&]
+            {
+                pool.run(
+                    [&](int lane)
+                    {
+                        const std::int64_t i0 = n * lane / lanes, i1 = n * (lane + 1) / lanes;
+                        for (std::int64_t i = i0; i < i1; ++i)
+                        {
+                            pa[i] = pb[i] + 3.0 * pc[i];
+                        }
+                    });
+            },
+            21);
+        return 24.0 * double(n) / s / 1e9;
+    }
+
     using build_fn = std::function<void(ir::builder&, ir::value_id, ir::value_id)>;
 
+    // Page faults of this process so far: first touches of fresh pages.
+    long minor_faults()
+    {
+        rusage u{};
+        getrusage(RUSAGE_SELF, &u);
+        return u.ru_minflt;
+    }
+
     double specula_seconds(const build_fn& body, std::int64_t n, int reps,
-                           const cpu::cpu_options& opts)
+                           const cpu::cpu_options& opts, double* faults_per_run = nullptr)
     {
         ir::module m;
         ir::graph& g = m.add_graph("main");
@@ -87,7 +131,14 @@ namespace
         auto bx = buffer::allocate(ir::dtype::float64, {n});
         auto by = buffer::allocate(ir::dtype::float64, {n});
         std::vector<buffer> in = {bx.value(), by.value()};
-        return median_seconds([&] { exe.value()->run(in); }, reps);
+        exe.value()->run(in); // first run: the arena's blocks are allocated
+        const long faults = minor_faults();
+        const double s = median_seconds([&] { exe.value()->run(in); }, reps);
+        if (faults_per_run != nullptr)
+        {
+            *faults_per_run = double(minor_faults() - faults) / (reps + 1);
+        }
+        return s;
     }
     // float32 relu(A @ W + b), 256x512 @ 512x512, in the fast target (oneDNN
     // with the bias and ReLU as post-ops) and the exact one, against NumPy.
@@ -149,6 +200,12 @@ int main(int argc, char** argv)
     const bool only_gemm = argc > 1 && std::string(argv[1]) == "gemm";
     // `bench_cpu views`: only the views section.
     const bool only_views = argc > 1 && std::string(argv[1]) == "views";
+    // `bench_cpu fused`: only the 16M-element cases (bandwidth profiling).
+    const bool only_large = argc > 1 && std::string(argv[1]) == "fused";
+    // `bench_cpu fused specula [name]`: and without the NumPy runs, only the
+    // cases whose name contains `name` (for perf).
+    const bool skip_numpy = only_large && argc > 2 && std::string(argv[2]) == "specula";
+    const std::string only_case = skip_numpy && argc > 3 ? argv[3] : "";
     Py_InitializeEx(0);
     auto loops = std::make_shared<cpu::loop_table>();
     if (!cpu::fill_numpy_loops(*loops))
@@ -211,26 +268,38 @@ int main(int argc, char** argv)
         specula::bench::bench_views(opts);
         return 0;
     }
-    std::printf("%-28s %10s %12s %12s %8s %9s %7s\n", "case", "n", "specula_us", "numpy_us",
-                "ratio", "GB/s", "%triad");
+    const double triad_peak_gbs = triad_gbs();
+    std::printf("triad (%d lanes, 16M float64, this run): %.1f GB/s\n",
+                cpu::thread_pool::shared().lanes(), triad_peak_gbs);
+    std::printf("%-28s %10s %12s %12s %8s %9s %7s %9s\n", "case", "n", "specula_us", "numpy_us",
+                "ratio", "GB/s", "%triad", "faults/run");
     for (const auto& c : only_executor || only_gemm ? std::vector<bench_case>{} : cases)
     {
+        if (std::string(c.name).find(only_case) == std::string::npos)
+        {
+            continue;
+        }
         for (std::int64_t n : {std::int64_t(100), std::int64_t(65536), std::int64_t(1) << 24})
         {
+            if (only_large && n < (std::int64_t(1) << 24))
+            {
+                continue;
+            }
             const int reps = n > 1000000 ? 11 : 201;
-            const double s = specula_seconds(c.body, n, reps, opts);
-            const double np_s = numpy_seconds(c.numpy, n, reps);
+            double faults = 0;
+            const double s = specula_seconds(c.body, n, reps, opts, &faults);
+            const double np_s = skip_numpy ? 0.0 : numpy_seconds(c.numpy, n, reps);
             const double gbs = c.bytes_per_elem * double(n) / s / 1e9;
-            std::printf("%-28s %10lld %12.2f %12.2f %7.2fx %9.2f %6.0f%%\n", c.name,
+            std::printf("%-28s %10lld %12.2f %12.2f %7.2fx %9.2f %6.0f%% %9.0f\n", c.name,
                         static_cast<long long>(n), s * 1e6, np_s * 1e6, np_s / s, gbs,
-                        100 * gbs / triad_peak_gbs);
+                        100 * gbs / triad_peak_gbs, faults);
         }
     }
-    if (!only_executor)
+    if (!only_executor && !only_large)
     {
         gemm_bias_relu(opts);
     }
-    if (only_gemm)
+    if (only_gemm || only_large)
     {
         return 0;
     }
