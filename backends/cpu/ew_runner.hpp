@@ -1,10 +1,10 @@
 #pragma once
 
 // Evaluates an ew_program blockwise: the flattened (C-order) output is cut
-// into blocks of `block_elements`, and every instruction runs on one block
-// before the next block starts, so temporaries stay in L1/L2. Large outputs
-// are split between the pool's lanes at block boundaries; elementwise
-// results do not depend on the split, so one lane and two agree bit for bit.
+// into blocks, and every instruction runs on one block before the next block
+// starts, so temporaries stay in L1. Large outputs are split between the
+// pool's lanes at block boundaries; elementwise results do not depend on the
+// split or the block size, so one lane and two agree bit for bit.
 
 #include "backends/buffer.hpp"
 #include "backends/cpu/ew_program.hpp"
@@ -15,6 +15,8 @@
 
 namespace specula::backends::cpu
 {
+    // The largest block; a program's own block is smaller when its registers
+    // would not fit in L1 together (block_for()).
     inline constexpr std::int64_t block_elements = 2048;
 
     class ew_runner
@@ -23,6 +25,7 @@ namespace specula::backends::cpu
         ew_runner(ew_program prog, std::shared_ptr<thread_pool> pool);
 
         const ew_program& program() const { return m_prog; }
+        std::int64_t block() const { return m_block; }
 
         // inputs[i] binds m_prog.m_inputs[i]; outputs[k] (C-contiguous, all of
         // the output shape) binds m_prog.m_outputs[k]. Scratch is owned here:
@@ -40,10 +43,11 @@ namespace specula::backends::cpu
 
         void run_range(int lane, std::int64_t begin, std::int64_t end, const operand* ops,
                        buffer* const* outputs) const;
+        std::byte* lane_scratch(int lane) const;
 
         ew_program m_prog;
         std::shared_ptr<thread_pool> m_pool;
-        std::vector<std::int64_t> m_out_shape; // set per run
+        std::int64_t m_block = block_elements;
         // Per lane: temporaries then gather slots, block_elements * 8 bytes each.
         mutable std::vector<std::unique_ptr<std::byte[]>> m_scratch;
         mutable std::vector<operand> m_operands;
