@@ -500,6 +500,7 @@ namespace specula::backends
         }
         frame f{&g, &lease.get(), &inputs, 0};
         run_result r;
+        r.outputs.reserve(g.m_outputs.size()); // the run's one heap allocation
         r.state = w.run_graph(f);
         for (std::size_t i = 0; r.state && i < lease.get().outputs.size(); ++i)
         {

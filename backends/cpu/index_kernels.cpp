@@ -13,6 +13,7 @@
 // views of x.
 
 #include "backends/cpu/cpu_backend.hpp"
+#include "backends/cpu/kernel_block.hpp"
 #include "backends/cpu/strided_copy.hpp"
 #include "backends/reference/view.hpp"
 
@@ -328,12 +329,12 @@ namespace specula::backends::cpu
                     mask = contiguous_copy(mask, mask.type, m_mask);
                 }
                 true_positions(mask, m_at);
-                std::vector<std::int64_t> shape{static_cast<std::int64_t>(m_at.size())};
+                m_shape.assign(1, static_cast<std::int64_t>(m_at.size()));
                 for (int d = mask.rank; d < x.rank; ++d)
                 {
-                    shape.push_back(x.shape[d]);
+                    m_shape.push_back(x.shape[d]);
                 }
-                auto out = buffer::allocate(xb.dtype(), std::move(shape));
+                auto out = m_out.take(io.out(0), xb.dtype(), m_shape);
                 if (!out)
                 {
                     return out.error();
@@ -353,6 +354,8 @@ namespace specula::backends::cpu
             mutable std::vector<std::int64_t> m_at;
             mutable std::vector<std::byte> m_x;
             mutable std::vector<std::byte> m_mask;
+            mutable std::vector<std::int64_t> m_shape;
+            kernel_block m_out; // the output's memory, reused run after run
         };
 
         class mask_update_kernel final : public kernel

@@ -33,7 +33,7 @@ namespace specula::backends::cpu
         return pool;
     }
 
-    void thread_pool::run(const std::function<void(int)>& job)
+    void thread_pool::run_ref(job_ref job)
     {
         std::unique_lock<std::mutex> lock(m_mutex);
         if (m_lanes == 1 || m_busy)
@@ -47,7 +47,7 @@ namespace specula::backends::cpu
             return;
         }
         m_busy = true;
-        p_job = &job;
+        m_job = job;
         m_pending = m_lanes - 1;
         m_fp_flags = 0;
         ++m_generation;
@@ -56,7 +56,7 @@ namespace specula::backends::cpu
         job(0);
         lock.lock();
         m_done.wait(lock, [this] { return m_pending == 0; });
-        p_job = nullptr;
+        m_job = job_ref{};
         m_busy = false;
         // The workers' IEEE flags become the caller's: the engine reads the
         // calling thread's flags to decide whether NumPy would have warned.
@@ -79,10 +79,10 @@ namespace specula::backends::cpu
                 return;
             }
             seen = m_generation;
-            const auto* job = p_job;
+            const job_ref job = m_job;
             lock.unlock();
             std::feclearexcept(FE_ALL_EXCEPT);
-            (*job)(lane);
+            job(lane);
             const int flags = std::fetestexcept(FE_ALL_EXCEPT);
             lock.lock();
             m_fp_flags |= flags;

@@ -8,7 +8,6 @@
 
 #include <condition_variable>
 #include <cstdint>
-#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -27,12 +26,26 @@ namespace specula::backends::cpu
 
         // Runs job(lane) for lane in [0, lanes): lane 0 on the caller. Not
         // reentrant: a job must not call run() again (it runs inline then).
-        void run(const std::function<void(int)>& job);
+        // The job is referenced, not copied: a std::function of a lambda
+        // with a few captures would allocate on every call.
+        template <class F>
+        void run(const F& job)
+        {
+            run_ref(job_ref{&job, [](const void* f, int lane) { (*static_cast<const F*>(f))(lane); }});
+        }
 
         // The process-wide pool, sized by the thread budget (threading.hpp).
         static thread_pool& shared();
 
     private:
+        struct job_ref
+        {
+            const void* p_obj = nullptr;
+            void (*p_call)(const void*, int) = nullptr;
+            void operator()(int lane) const { p_call(p_obj, lane); }
+        };
+
+        void run_ref(job_ref job);
         void worker(int lane);
 
         int m_lanes = 1;
@@ -41,7 +54,7 @@ namespace specula::backends::cpu
         std::mutex m_mutex;
         std::condition_variable m_wake;
         std::condition_variable m_done;
-        const std::function<void(int)>* p_job = nullptr;
+        job_ref m_job; // valid while run_ref() waits for the lanes
         std::uint64_t m_generation = 0;
         int m_pending = 0;
         bool m_stop = false;

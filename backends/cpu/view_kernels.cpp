@@ -5,6 +5,7 @@
 // RESHAPE of a strided input copies (NumPy copies there too).
 
 #include "backends/cpu/cpu_backend.hpp"
+#include "backends/cpu/kernel_block.hpp"
 #include "backends/run_shapes.hpp"
 #include "backends/strided_copy.hpp"
 #include "ir/slice.hpp"
@@ -82,7 +83,7 @@ namespace specula::backends::cpu
 
             status copy_reshape(const buffer& x, buffer& out) const
             {
-                auto fresh = buffer::allocate(x.dtype(), m_out->shape);
+                auto fresh = m_copy_block.take(out, x.dtype(), m_out->shape);
                 if (!fresh)
                 {
                     return fresh.error();
@@ -322,6 +323,7 @@ namespace specula::backends::cpu
             mutable layout_ref m_out;
             mutable std::int64_t m_offset = 0;
             mutable bool m_copy = false;
+            kernel_block m_copy_block; // RESHAPE of a strided input: its copy, reused
         };
     } // namespace
 
