@@ -193,8 +193,8 @@ namespace specula::backends::cpu
             {
                 const std::int64_t b0 = blocks * lane / lanes;
                 const std::int64_t b1 = blocks * (lane + 1) / lanes;
-                run_range(lane, b0 * m_block, std::min(n, b1 * m_block),
-                          m_operands.data(), outputs);
+                run_range(lane, b0 * m_block, std::min(n, b1 * m_block), m_operands.data(),
+                          outputs);
             });
         return status::ok();
     }

@@ -20,7 +20,8 @@ namespace specula::backends::cpu
     public:
         // A C-contiguous buffer of `elem` and `shape` for `out`, whose previous
         // value is dropped first (it may be the last run's view of the block).
-        result<buffer> take(buffer& out, ir::dtype elem, const std::vector<std::int64_t>& shape) const
+        result<buffer> take(buffer& out, ir::dtype elem,
+                            const std::vector<std::int64_t>& shape) const
         {
             out.reset();
             std::int64_t bytes = static_cast<std::int64_t>(ir::itemsize(elem));

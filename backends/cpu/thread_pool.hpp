@@ -31,7 +31,8 @@ namespace specula::backends::cpu
         template <class F>
         void run(const F& job)
         {
-            run_ref(job_ref{&job, [](const void* f, int lane) { (*static_cast<const F*>(f))(lane); }});
+            run_ref(
+                job_ref{&job, [](const void* f, int lane) { (*static_cast<const F*>(f))(lane); }});
         }
 
         // The process-wide pool, sized by the thread budget (threading.hpp).

@@ -78,8 +78,10 @@ namespace
         auto* pa = reinterpret_cast<double*>(a.data());
         const auto* pb = reinterpret_cast<const double*>(b.data());
         const auto* pc = reinterpret_cast<const double*>(c.data());
-        std::fill(reinterpret_cast<double*>(b.data()), reinterpret_cast<double*>(b.data()) + n, 1.0);
-        std::fill(reinterpret_cast<double*>(c.data()), reinterpret_cast<double*>(c.data()) + n, 2.0);
+        std::fill(reinterpret_cast<double*>(b.data()), reinterpret_cast<double*>(b.data()) + n,
+                  1.0);
+        std::fill(reinterpret_cast<double*>(c.data()), reinterpret_cast<double*>(c.data()) + n,
+                  2.0);
         std::fill(pa, pa + n, 0.0);
         cpu::thread_pool& pool = cpu::thread_pool::shared();
         const int lanes = pool.lanes();

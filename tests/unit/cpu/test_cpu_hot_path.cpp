@@ -87,11 +87,11 @@ namespace
         auto y = b.input({ir::dtype::float64, ir::shape{rows, cols}}, "y");
         auto w = b.input({ir::dtype::float64, ir::shape{cols, 64}}, "w");
         auto idx = b.input({ir::dtype::int64, ir::shape{10}}, "idx");
-        auto f = b.binary(ir::op::SUB,
-                          b.unary(ir::op::TANH,
-                                  b.binary(ir::op::ADD, b.binary(ir::op::MUL, x, y),
-                                           b.unary(ir::op::EXP, b.unary(ir::op::NEG, x)))),
-                          x);
+        auto f =
+            b.binary(ir::op::SUB,
+                     b.unary(ir::op::TANH, b.binary(ir::op::ADD, b.binary(ir::op::MUL, x, y),
+                                                    b.unary(ir::op::EXP, b.unary(ir::op::NEG, x)))),
+                     x);
         auto flat = b.reshape(b.transpose(x, {1, 0}), ir::shape{rows * cols});
         auto zero = b.constant(ir::scalar::of_float(ir::dtype::float64, 0.0));
         auto positive = b.mask_select(y, b.binary(ir::op::GT, y, zero));
@@ -124,8 +124,8 @@ namespace
         {
             reinterpret_cast<std::int64_t*>(idx->data())[i] = (i * 37) % rows - (i % 2) * rows;
         }
-        return {random_f64({rows, cols}, 1), random_f64({rows, cols}, 2),
-                random_f64({cols, 64}, 3), idx.value()};
+        return {random_f64({rows, cols}, 1), random_f64({rows, cols}, 2), random_f64({cols, 64}, 3),
+                idx.value()};
     }
 
     struct run_cost
