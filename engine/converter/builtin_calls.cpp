@@ -48,10 +48,10 @@ namespace specula::engine::converter
                 return constant(py::int_(p[0].items.size()));
             if (p[0].k == cval::kind::array)
             {
-                const ir::value_type& t = type_of(value_of(p[0], node));
-                if (t.dims.rank() == 0 || !t.dims[0].is_static())
-                    fail("len of a 0-d or symbolic array", node);
-                return constant(py::int_(t.dims[0].size()));
+                ir::value_id x = value_of(p[0], node);
+                if (type_of(x).dims.rank() == 0)
+                    fail("len of a 0-d array", node);
+                return dim_value(x, 0, node); // an int64 scalar when the dim is symbolic
             }
             if (p[0].k == cval::kind::constant)
                 return constant(py::int_(py::len(p[0].obj)));

@@ -381,6 +381,9 @@ namespace specula::engine::converter
         cval merge_values(const cval& a, const cval& b, std::vector<std::pair<int, int>>& pairs,
                           const std::string& what, py::handle node);
 
+        // symbolic_dims.cpp: a dim's size as a Python int (an int64 scalar when symbolic)
+        cval dim_value(ir::value_id x, int axis, py::handle node);
+
         // range_loop.cpp: `for` over range(...) as an IR LOOP
         bool range_loop(py::handle node, const call_args& args);
         void build_range_loop(py::handle node, const std::vector<cval>& p,

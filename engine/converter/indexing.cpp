@@ -208,12 +208,20 @@ namespace specula::engine::converter
         for (int j = 0; j < plan.axes; ++j)
         {
             const ir::dim& d = dims[first_axis + j];
-            if (node_type(parts[static_cast<size_t>(j)]) == "Slice" || !d.is_static())
+            const cval& c = values[static_cast<size_t>(j)];
+            // A symbolic dim (a batch size that changes): one index computed
+            // at run time, checked against the dim's size read at run time.
+            const bool symbolic = !d.is_static();
+            if (node_type(parts[static_cast<size_t>(j)]) == "Slice" ||
+                (symbolic && (plan.axes != 1 || c.k != cval::kind::array)))
             {
                 fail("integer array index mixed with slices or on a symbolic dim", node);
             }
-            const std::int64_t n = d.size();
-            const cval& c = values[static_cast<size_t>(j)];
+            const std::int64_t n = symbolic ? 0 : d.size();
+            const ir::value_id n_value =
+                symbolic ? m_builder->shape_dim(x, first_axis + j) : i64(n);
+            const ir::value_id minus_n =
+                symbolic ? m_builder->binary(ir::op::SUB, i64(0), n_value) : i64(-n);
             ir::value_id wrapped = ir::no_id;
             if (c.k == cval::kind::constant && PyLong_CheckExact(c.obj.ptr()))
             {
@@ -241,9 +249,9 @@ namespace specula::engine::converter
                 {
                     i = m_builder->cast(i, ir::dtype::int64);
                 }
-                ir::value_id in_range = m_builder->binary(ir::op::LOGICAL_AND,
-                                                          m_builder->binary(ir::op::GE, i, i64(-n)),
-                                                          m_builder->binary(ir::op::LT, i, i64(n)));
+                ir::value_id in_range = m_builder->binary(
+                    ir::op::LOGICAL_AND, m_builder->binary(ir::op::GE, i, minus_n),
+                    m_builder->binary(ir::op::LT, i, n_value));
                 if (type_of(in_range).dims.rank() > 0)
                 {
                     in_range = m_builder->reduce_all(ir::op::ALL, in_range);

@@ -532,17 +532,18 @@ namespace specula::engine::converter
             if (name == "dtype")
                 return constant(py::module_::import("numpy").attr("dtype")(
                     std::string(ir::dtype_name(t.elem))));
+            if (name == "shape")
+            {
+                cval tup; // symbolic dims as int64 scalars (symbolic_dims.cpp)
+                tup.k = cval::kind::tuple;
+                const int rank = t.dims.rank(); // `t` may move as nodes are added
+                for (int axis = 0; axis < rank; ++axis)
+                    tup.items.push_back(dim_value(x, axis, node));
+                return tup;
+            }
             auto sizes = t.dims.static_sizes();
             if (!sizes)
                 fail("." + name + " of an array with a symbolic shape", node);
-            if (name == "shape")
-            {
-                cval tup;
-                tup.k = cval::kind::tuple;
-                for (auto n : *sizes)
-                    tup.items.push_back(constant(py::int_(n)));
-                return tup;
-            }
             if (name == "size")
                 return constant(py::int_(*t.dims.num_elements()));
             fail("array attribute ." + name, node);
