@@ -59,6 +59,7 @@ namespace specula::backends::cpu::onednn
                 {
                     m_streams.emplace_back(host_engine());
                 }
+                m_status.assign(m_lanes.size(), status::ok());
             }
 
         private:
@@ -106,7 +107,8 @@ namespace specula::backends::cpu::onednn
                 {
                     return run_lane(io, 0);
                 }
-                std::vector<status> st(m_lanes.size(), status::ok());
+                // Per-lane answers in a member: no allocation on the hot path.
+                std::vector<status>& st = m_status;
                 m_pool->run(
                     [&](int lane)
                     {
@@ -120,7 +122,9 @@ namespace specula::backends::cpu::onednn
                 {
                     if (!s)
                     {
-                        return s;
+                        status failed = s;
+                        s = status::ok();
+                        return failed;
                     }
                 }
                 return status::ok();
@@ -130,6 +134,7 @@ namespace specula::backends::cpu::onednn
             std::function<void(const kernel_io&, std::int64_t, std::int64_t)> m_after;
             mutable std::vector<lane_call> m_lanes;
             mutable std::vector<dnnl::stream> m_streams;
+            mutable std::vector<status> m_status;
             std::shared_ptr<thread_pool> m_pool;
         };
 
