@@ -180,22 +180,18 @@ namespace specula::backends::cpu
         {
             return status::ok();
         }
-        const int lanes = n >= parallel_min_elements ? m_pool->lanes() : 1;
-        if (lanes == 1)
+        if (n < parallel_min_elements || m_pool->lanes() == 1)
         {
             run_range(0, 0, n, m_operands.data(), outputs);
             return status::ok();
         }
-        // Contiguous shares cut at block boundaries.
+        // Chunks of whole blocks, claimed by whichever lane is free.
         const std::int64_t blocks = (n + m_block - 1) / m_block;
-        m_pool->run(
-            [&](int lane)
-            {
-                const std::int64_t b0 = blocks * lane / lanes;
-                const std::int64_t b1 = blocks * (lane + 1) / lanes;
-                run_range(lane, b0 * m_block, std::min(n, b1 * m_block), m_operands.data(),
-                          outputs);
-            });
+        m_pool->run_split(blocks, m_block,
+                          [&](int lane, std::int64_t b0, std::int64_t b1) {
+                              run_range(lane, b0 * m_block, std::min(n, b1 * m_block),
+                                        m_operands.data(), outputs);
+                          });
         return status::ok();
     }
 

@@ -148,15 +148,14 @@ namespace specula::backends::cpu
                 }
                 return;
             }
-            pool->run(
-                [&](int lane)
-                {
-                    for (std::int64_t o = p.outputs * lane / lanes;
-                         o < p.outputs * (lane + 1) / lanes; ++o)
-                    {
-                        body(o);
-                    }
-                });
+            pool->run_split(p.outputs, p.count,
+                            [&](int, std::int64_t o0, std::int64_t o1)
+                            {
+                                for (std::int64_t o = o0; o < o1; ++o)
+                                {
+                                    body(o);
+                                }
+                            });
         }
 
         // The input's innermost group is kept (stride 1): each row of k outputs

@@ -143,11 +143,9 @@ namespace specula::backends::cpu
             copy_rows(p, src, dst, loop, same, 0, rows);
             return status::ok();
         }
-        const int lanes = pool->lanes();
-        pool->run(
-            [&](int lane) {
-                copy_rows(p, src, dst, loop, same, rows * lane / lanes, rows * (lane + 1) / lanes);
-            });
+        pool->run_split(rows, total / rows,
+                        [&](int, std::int64_t r0, std::int64_t r1)
+                        { copy_rows(p, src, dst, loop, same, r0, r1); });
         return status::ok();
     }
 

@@ -65,29 +65,30 @@ namespace specula::backends::cpu
                     }
                     return status::ok();
                 }
-                const int lanes = m_pool->lanes();
-                if (m_rows >= lanes)
+                if (m_rows >= m_pool->lanes())
                 {
-                    m_pool->run(
-                        [&](int lane)
-                        {
-                            for (std::int64_t r = m_rows * lane / lanes;
-                                 r < m_rows * (lane + 1) / lanes; ++r)
-                            {
-                                out[r] = finish(row_sum(a + r * m_len));
-                            }
-                        });
+                    m_pool->run_split(m_rows, m_len,
+                                      [&](int, std::int64_t r0, std::int64_t r1)
+                                      {
+                                          for (std::int64_t r = r0; r < r1; ++r)
+                                          {
+                                              out[r] = finish(row_sum(a + r * m_len));
+                                          }
+                                      });
                     return status::ok();
                 }
                 for (std::int64_t r = 0; r < m_rows; ++r)
                 {
                     const T* row = a + r * m_len;
                     const auto chunks = static_cast<std::int64_t>(m_partials.size());
-                    m_pool->run(
-                        [&](int lane)
+                    // Each 8192-element chunk is one of NumPy's buffers,
+                    // summed pairwise by whichever lane claims it; the
+                    // partials are then added in order, as NumPy does.
+                    m_pool->run_split(
+                        chunks, numpy_buffer_size,
+                        [&](int, std::int64_t c0, std::int64_t c1)
                         {
-                            for (std::int64_t c = chunks * lane / lanes;
-                                 c < chunks * (lane + 1) / lanes; ++c)
+                            for (std::int64_t c = c0; c < c1; ++c)
                             {
                                 const std::int64_t s = c * numpy_buffer_size;
                                 m_partials[static_cast<std::size_t>(c)] =

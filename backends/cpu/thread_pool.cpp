@@ -2,6 +2,7 @@
 
 #include "backends/cpu/threading.hpp"
 
+#include <algorithm>
 #include <cfenv>
 
 namespace specula::backends::cpu
@@ -33,29 +34,51 @@ namespace specula::backends::cpu
         return pool;
     }
 
-    void thread_pool::run_ref(job_ref job)
+    void thread_pool::work(const job_ref& job, int lane)
     {
-        std::unique_lock<std::mutex> lock(m_mutex);
-        if (m_lanes == 1 || m_busy)
+        for (;;)
         {
-            // Nested or concurrent use: run every lane inline, same result.
-            lock.unlock();
-            for (int lane = 0; lane < m_lanes; ++lane)
+            const std::int64_t c = m_next.fetch_add(1, std::memory_order_relaxed);
+            if (c >= m_chunks)
             {
-                job(lane);
+                return;
             }
+            job(lane, m_items * c / m_chunks, m_items * (c + 1) / m_chunks);
+        }
+    }
+
+    void thread_pool::run_ref(job_ref job, std::int64_t items, std::int64_t item_cost)
+    {
+        if (items <= 0)
+        {
+            return;
+        }
+        const std::int64_t by_cost = std::max<std::int64_t>(
+            1, items * std::max<std::int64_t>(item_cost, 1) / min_chunk_cost);
+        const std::int64_t chunks = std::min({items, by_cost, m_lanes * chunks_per_lane});
+        std::unique_lock<std::mutex> lock(m_mutex);
+        if (m_lanes == 1 || m_busy || chunks == 1)
+        {
+            // One lane, nested or concurrent use, or too little work: inline.
+            lock.unlock();
+            job(0, 0, items);
             return;
         }
         m_busy = true;
         m_job = job;
-        m_pending = m_lanes - 1;
+        m_items = items;
+        m_chunks = chunks;
+        m_next.store(0, std::memory_order_relaxed);
         m_fp_flags = 0;
-        ++m_generation;
+        m_open = ++m_generation;
         lock.unlock();
         m_wake.notify_all();
-        job(0);
+        work(job, 0);
         lock.lock();
-        m_done.wait(lock, [this] { return m_pending == 0; });
+        // Every chunk is claimed: close the job to workers that have not
+        // joined yet and wait only for chunks workers are running.
+        m_open = 0;
+        m_done.wait(lock, [this] { return m_active == 0; });
         m_job = job_ref{};
         m_busy = false;
         // The workers' IEEE flags become the caller's: the engine reads the
@@ -79,14 +102,19 @@ namespace specula::backends::cpu
                 return;
             }
             seen = m_generation;
+            if (m_open != seen)
+            {
+                continue; // woke too late: the caller ran every chunk
+            }
+            ++m_active;
             const job_ref job = m_job;
             lock.unlock();
             std::feclearexcept(FE_ALL_EXCEPT);
-            job(lane);
+            work(job, lane);
             const int flags = std::fetestexcept(FE_ALL_EXCEPT);
             lock.lock();
             m_fp_flags |= flags;
-            if (--m_pending == 0)
+            if (--m_active == 0)
             {
                 m_done.notify_one();
             }

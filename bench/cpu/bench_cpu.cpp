@@ -13,8 +13,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -84,19 +84,17 @@ namespace
                   2.0);
         std::fill(pa, pa + n, 0.0);
         cpu::thread_pool& pool = cpu::thread_pool::shared();
-        const int lanes = pool.lanes();
         const double s = median_seconds(
             [&]
             {
-                pool.run(
-                    [&](int lane)
-                    {
-                        const std::int64_t i0 = n * lane / lanes, i1 = n * (lane + 1) / lanes;
-                        for (std::int64_t i = i0; i < i1; ++i)
-                        {
-                            pa[i] = pb[i] + 3.0 * pc[i];
-                        }
-                    });
+                pool.run_split(n, 1,
+                               [&](int, std::int64_t i0, std::int64_t i1)
+                               {
+                                   for (std::int64_t i = i0; i < i1; ++i)
+                                   {
+                                       pa[i] = pb[i] + 3.0 * pc[i];
+                                   }
+                               });
             },
             21);
         return 24.0 * double(n) / s / 1e9;

@@ -4,12 +4,15 @@
 #include "cpu_test_support.hpp"
 
 #include "backends/cpu/ew_program.hpp"
+#include "backends/cpu/thread_pool.hpp"
 #include "backends/reference/reference_backend.hpp"
 #include "ir/builder.hpp"
 #include "ir/passes/fuse_elementwise.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cfenv>
 #include <cmath>
 #include <cstring>
@@ -320,6 +323,37 @@ TEST(cpu_threads, worker_fp_flags_reach_the_caller)
     EXPECT_TRUE(std::isinf(r.outputs[0].element_as_double(n - 1)));
     EXPECT_NE(flags, 0);
     std::feclearexcept(FE_ALL_EXCEPT);
+}
+
+TEST(cpu_threads, split_runs_every_item_once)
+{
+    // Chunks are claimed by whichever lane is free: however the lanes race,
+    // every item runs exactly once, on a valid lane, nested splits inline.
+    cpu::thread_pool pool(2);
+    for (int round = 0; round < 200; ++round)
+    {
+        for (std::int64_t items :
+             {std::int64_t(1), std::int64_t(7), std::int64_t(100), std::int64_t(1) << 16})
+        {
+            std::vector<int> hits(static_cast<std::size_t>(items), 0);
+            std::atomic<bool> bad_lane{false};
+            pool.run_split(items, round % 2 == 0 ? 1 : 100000,
+                           [&](int lane, std::int64_t b, std::int64_t e)
+                           {
+                               bad_lane = bad_lane || lane < 0 || lane >= pool.lanes();
+                               pool.run_split(e - b, 100000,
+                                              [&](int, std::int64_t b2, std::int64_t e2)
+                                              {
+                                                  for (std::int64_t i = b + b2; i < b + e2; ++i)
+                                                  {
+                                                      ++hits[static_cast<std::size_t>(i)];
+                                                  }
+                                              });
+                           });
+            EXPECT_FALSE(bad_lane);
+            EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), items) << "items " << items;
+        }
+    }
 }
 
 namespace
