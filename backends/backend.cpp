@@ -1,5 +1,7 @@
 #include "backends/backend.hpp"
 
+#include "backends/executor.hpp"
+
 #include <algorithm>
 #include <map>
 #include <string>
@@ -222,6 +224,7 @@ namespace specula::backends
                         }
                     }
                 }
+                mark_carried_updates(cg);
             }
 
             void emit_group(const ir::graph& g, compiled_group& grp, compiled_node& cn)

@@ -55,6 +55,11 @@ namespace specula::backends
         // Resolved at compile time so a run does no lookups: the input value
         // the plan lets this node overwrite (or no_id), and CALL's callee.
         ir::value_id m_in_place = ir::no_id;
+        // GATHER_UPDATE of a table a LOOP carries: writes its row into the
+        // carried argument itself (loop_carried.cpp); LOOP: the carried
+        // values it copies at entry into memory of its own for that.
+        ir::value_id m_carried_arg = ir::no_id;
+        std::vector<std::size_t> m_owned_carried;
         // A kernel's operand and result values: the node's own, or for a fused
         // group (run as this one node) its external inputs and escaping values.
         std::vector<ir::value_id> m_inputs;

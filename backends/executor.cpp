@@ -195,6 +195,20 @@ namespace specula::backends
                 return status::ok();
             }
 
+            // A carried table the loop updates in place (mark_carried_updates):
+            // its initial value copied into memory nobody else holds.
+            static status own_copy(buffer& b)
+            {
+                auto fresh = buffer::allocate(b.dtype(), b.shape());
+                if (!fresh)
+                {
+                    return fresh.error();
+                }
+                copy_to_contiguous(b, static_cast<std::byte*>(fresh.value().data()));
+                b = std::move(fresh.value());
+                return status::ok();
+            }
+
             status run_loop(frame& f, const compiled_node& cn)
             {
                 const ir::node& n = *cn.p_node;
@@ -210,6 +224,13 @@ namespace specula::backends
                 for (std::size_t i = 0; i < carried; ++i)
                 {
                     values[body.args[i + 1]] = values[n.inputs[next + i]];
+                }
+                for (std::size_t i : cn.m_owned_carried)
+                {
+                    if (status st = own_copy(values[body.args[i + 1]]); !st)
+                    {
+                        return st;
+                    }
                 }
                 const std::size_t skip = attr.has_condition ? 1 : 0;
                 for (std::int64_t it = 0;; ++it)
@@ -337,6 +358,11 @@ namespace specula::backends
                 {
                     buffer& out = f.values()[cn.m_outputs[i]];
                     outs.push_back(&out);
+                    if (cn.m_carried_arg != ir::no_id)
+                    {
+                        out = f.values()[cn.m_carried_arg]; // the loop's own copy
+                        continue;
+                    }
                     if (!cn.m_kernel->allocates_outputs())
                     {
                         if (status st = acquire_output(f, cn, i, out); !st)

@@ -14,6 +14,10 @@ namespace specula::backends
     inline constexpr int max_call_depth = 200;
 
     // `destinations`: see executable::run (empty, or one per output).
+    // Marks the row updates of LOOP-carried tables that may run in place
+    // (loop_carried.cpp); after the memory plan.
+    void mark_carried_updates(compiled_graph& g);
+
     run_result execute(const executable& exe, const compiled_graph& g,
                        const std::vector<buffer>& inputs, const std::vector<buffer>& destinations);
 } // namespace specula::backends

@@ -226,6 +226,94 @@ namespace
         EXPECT_TRUE(fired.outputs.empty());
     }
 
+    // A loop that rewrites one row of a carried table per iteration, the row
+    // computed from the table as the previous iteration left it (row i from
+    // rows i and i - 1, wrapping): the executor may run the update in place
+    // (loop_carried.cpp) but must give the sequential result and leave the
+    // table it started from untouched. With `read_after`, the old table is
+    // also read after the update, which rules the in-place update out.
+    void check_row_updates(bool read_after)
+    {
+        const ir::value_type table{dtype::float64, ir::shape{4, 2}};
+        ir::module m;
+        ir::graph& g = m.add_graph("main");
+        ir::builder b(g);
+        auto t0 = b.input(table, "t");
+        auto trip = b.input(i64_scalar, "n");
+        auto body = b.new_region({i64_scalar, table, f64_scalar});
+        {
+            ir::builder::insertion_guard guard(b);
+            b.set_insertion_end(body);
+            auto i = b.arg(body, 0);
+            auto t = b.arg(body, 1);
+            auto prev = b.binary(op::SUB, i, b.constant(ir::scalar::of_int(dtype::int64, 1)));
+            auto row = b.binary(op::ADD,
+                                b.binary(op::MUL, b.gather(t, i, 0),
+                                         b.constant(ir::scalar::of_float(dtype::float64, 2.0))),
+                                b.gather(t, prev, 0));
+            auto updated = b.gather_update(t, i, row, 0);
+            auto seen = b.arg(body, 2);
+            if (read_after)
+            {
+                seen = b.binary(op::ADD, seen, b.reduce_all(op::SUM, b.gather(t, i, 0)));
+            }
+            b.set_results(body, {updated, seen});
+        }
+        auto outs = b.loop(ir::loop_attr{true, false}, trip, ir::no_id,
+                           {t0, b.constant(ir::scalar::of_float(dtype::float64, 0.0))}, body);
+        b.output(outs[0], "t");
+        b.output(outs[1], "seen");
+        ASSERT_TRUE(b.ok()) << b.state().message();
+        std::vector<double> start{1, 2, 3, 4, 5, 6, 7, 8};
+        std::vector<double> want = start;
+        double seen = 0;
+        for (int i = 0; i < 4; ++i)
+        {
+            const int prev = (i + 3) % 4;
+            for (int c = 0; c < 2; ++c)
+            {
+                want[i * 2 + c] = want[i * 2 + c] * 2.0 + want[prev * 2 + c];
+            }
+            if (read_after)
+            {
+                // The old table: row i before this iteration's update.
+                seen += (want[i * 2] - want[prev * 2]) / 2.0 +
+                        (want[i * 2 + 1] - want[prev * 2 + 1]) / 2.0;
+            }
+        }
+        reference::reference_backend ref;
+        auto exe = ref.compile(g, target{});
+        ASSERT_TRUE(exe) << exe.error().to_string();
+        int in_place = 0;
+        for (const auto& region : exe.value()->main().m_regions)
+        {
+            for (const compiled_node& cn : region)
+            {
+                in_place += cn.m_carried_arg != ir::no_id ? 1 : 0;
+            }
+        }
+        EXPECT_EQ(in_place, read_after ? 0 : 1);
+        buffer input = f64({4, 2}, start);
+        for (int run = 0; run < 2; ++run)
+        {
+            auto r = exe.value()->run({input, i64({}, {4})});
+            ASSERT_TRUE(r.state) << r.state.to_string();
+            EXPECT_EQ(doubles(r.outputs[0]), want);
+            EXPECT_EQ(doubles(r.outputs[1]), (std::vector<double>{seen}));
+            EXPECT_EQ(doubles(input), start);
+        }
+    }
+
+    TEST(executor, loop_carried_table_rows_update_in_place)
+    {
+        check_row_updates(false);
+    }
+
+    TEST(executor, loop_carried_table_read_after_its_update)
+    {
+        check_row_updates(true);
+    }
+
     TEST(executor, symbolic_dims_bind_per_run)
     {
         ir::module m;
