@@ -50,8 +50,9 @@ namespace specula::engine
         // The cost check (SPECULA_COST_CHECK=off disables it), per
         // specialisation (engine/cost_verdict.hpp): after `cost_check_runs`
         // timed graph runs and `cost_samples` CPython calls of the same
-        // situation, a specialisation whose fastest graph call is not below
-        // `cost_margin` x its fastest CPython call runs CPython from then on.
+        // situation (and again at the re-checks, cost_verdict.hpp), a
+        // specialisation whose median graph call is not below `cost_margin` x
+        // its median CPython call runs CPython from then on.
         // Calls under `cost_floor_s` are not judged: there the clock's noise
         // and the hook's own overhead are as large as the difference, and the
         // loss is tiny.

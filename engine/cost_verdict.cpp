@@ -50,40 +50,52 @@ namespace specula::engine
         return static_cast<double>(graph.count()) * (*c - *g);
     }
 
+    namespace
+    {
+        // The check is passed: the graph stays, re-checked later.
+        void keep_graph(spec_cost& c)
+        {
+            c.verdict = cost_verdict::graph;
+            ++c.checks;
+            c.lost_before_check = c.lost_samples;
+        }
+    } // namespace
+
     bool judge(spec_cost& c, const config& cfg)
     {
-        if (!cfg.cost_check || c.verdict != cost_verdict::undecided ||
-            c.graph.count() < cfg.cost_check_runs)
+        if (!cfg.cost_check || c.verdict == cost_verdict::cpython ||
+            c.checks >= num_cost_checks || c.graph.count() < c.check_due(cfg))
         {
             return false;
         }
-        if (c.cpython.count() == 0 && c.graph.min_s() < cfg.cost_floor_s)
-        {
-            // Either CPython is slower still, or it is under the floor too
-            // and not worth judging.
-            c.verdict = cost_verdict::graph;
-            return false;
-        }
-        if (c.cpython.count() < cfg.cost_samples && c.lost_samples < cfg.cost_samples)
+        // Graph calls under the floor are never sampled (wants_cpython_sample):
+        // either CPython is slower still, or it is under the floor too and
+        // not worth judging.
+        const bool starved = c.graph.min_s() < cfg.cost_floor_s;
+        const std::int64_t wanted = static_cast<std::int64_t>(cfg.cost_samples) * (c.checks + 1);
+        if (!starved && c.cpython.count() < wanted &&
+            c.lost_samples - c.lost_before_check < cfg.cost_samples)
         {
             return false;
         }
         if (c.cpython.count() == 0)
         {
-            // CPython could never be timed in this situation: keep the graph.
+            // CPython was never timed in this situation: keep the graph.
             c.verdict = cost_verdict::graph;
+            c.checks = num_cost_checks;
             return false;
         }
-        if (c.cpython.min_s() < cfg.cost_floor_s ||
-            c.graph.min_s() <= cfg.cost_margin * c.cpython.min_s())
+        const double graph_s = *c.graph.median_s();
+        const double cpython_s = *c.cpython.median_s();
+        if (cpython_s < cfg.cost_floor_s || graph_s <= cfg.cost_margin * cpython_s)
         {
-            c.verdict = cost_verdict::graph;
+            keep_graph(c);
             return false;
         }
         char text[160];
         std::snprintf(text, sizeof text,
                       "graph slower than CPython (graph %.3g ms vs CPython %.3g ms per call)",
-                      c.graph.min_s() * 1e3, c.cpython.min_s() * 1e3);
+                      graph_s * 1e3, cpython_s * 1e3);
         c.reason = text;
         c.verdict = cost_verdict::cpython;
         return true;

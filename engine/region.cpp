@@ -136,6 +136,7 @@ namespace specula::engine
         {
             seconds = cost->injected_cpython_s.value_or(seconds);
             cost->cpython.add(seconds);
+            cost->graph_at_last_sample = cost->graph.count();
         }
         m_expected.reset();
         m_expecting = false;

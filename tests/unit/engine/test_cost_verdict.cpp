@@ -2,6 +2,7 @@
 // routes timed calls to them. Timings are injected: nothing here reads a clock.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "engine/cost_verdict.hpp"
@@ -114,7 +115,27 @@ TEST(engine_cost, fast_and_slow_situations_get_their_own_verdicts)
     EXPECT_LT(*weights->time_saved_s(), 0.0);
 }
 
-TEST(engine_cost, decided_once_and_kept_under_load)
+TEST(engine_cost, a_median_shrugs_off_one_lucky_cpython_sample)
+{
+    // Fastest against fastest would send this graph to CPython on one
+    // CPython call that happened to run on a quiet machine.
+    config cfg;
+    auto held = compiled_region(cfg);
+    region& r = *held;
+    auto cost = std::make_shared<spec_cost>();
+    const double cpython[] = {0.2e-3, 1e-3, 1e-3};
+    int sample = 0;
+    for (int i = 0; i < 10; ++i)
+    {
+        const double c = cpython[std::min(sample, 2)];
+        sample += cost->wants_cpython_sample(cfg) ? 1 : 0;
+        EXPECT_FALSE(call(r, cost, 0.5e-3, c));
+    }
+    EXPECT_EQ(cost->cpython.count(), cfg.cost_samples);
+    EXPECT_EQ(cost->verdict, cost_verdict::graph);
+}
+
+TEST(engine_cost, a_graph_verdict_is_rechecked_and_can_flip)
 {
     config cfg;
     auto held = compiled_region(cfg);
@@ -125,12 +146,45 @@ TEST(engine_cost, decided_once_and_kept_under_load)
         EXPECT_FALSE(call(r, cost, 0.5e-3, 1e-3));
     }
     EXPECT_EQ(cost->verdict, cost_verdict::graph);
-    // A busy machine later does not flip it, and asks for no more samples.
-    for (int i = 0; i < 20; ++i)
+    EXPECT_EQ(cost->checks, 1);
+    // Between checks no CPython sample is asked for.
+    while (cost->graph.count() < cost_rechecks[0])
     {
         EXPECT_FALSE(cost->wants_cpython_sample(cfg));
-        EXPECT_FALSE(r.record_graph_time(*cost, 5e-3));
+        EXPECT_FALSE(call(r, cost, 5e-3, 1e-3));
     }
+    // From the re-check on, samples interleave with graph calls until the
+    // graph, now slower over its latest calls, loses.
+    int graph_calls = 0;
+    int cpython_calls = 0;
+    bool lost = false;
+    while (!lost && graph_calls + cpython_calls < 20)
+    {
+        const bool wants = cost->wants_cpython_sample(cfg);
+        lost = call(r, cost, 5e-3, 1e-3);
+        (wants ? cpython_calls : graph_calls) += 1;
+    }
+    ASSERT_TRUE(lost);
+    EXPECT_EQ(cpython_calls, cfg.cost_samples);
+    EXPECT_EQ(graph_calls, cfg.cost_samples);
+    EXPECT_EQ(cost->verdict, cost_verdict::cpython);
+    EXPECT_EQ(cost->reason, "graph slower than CPython (graph 5 ms vs CPython 1 ms per call)");
+}
+
+TEST(engine_cost, a_winning_graph_is_rechecked_a_few_times_then_left_alone)
+{
+    config cfg;
+    auto held = compiled_region(cfg);
+    region& r = *held;
+    auto cost = std::make_shared<spec_cost>();
+    for (int i = 0; i < 2000; ++i)
+    {
+        EXPECT_FALSE(call(r, cost, 0.5e-3, 1e-3));
+    }
+    EXPECT_EQ(cost->verdict, cost_verdict::graph);
+    EXPECT_EQ(cost->checks, num_cost_checks);
+    EXPECT_EQ(cost->cpython.count(), cfg.cost_samples * num_cost_checks);
+    EXPECT_FALSE(cost->wants_cpython_sample(cfg));
 }
 
 TEST(engine_cost, a_sample_that_never_arrives_is_not_given_to_a_later_call)
