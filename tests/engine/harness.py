@@ -4,6 +4,10 @@ Each program runs in a fresh subprocess, three ways (see MODES):
   off      SPECULA_ENGINE=off python3 -m specula prog.py
   thr0     SPECULA_THRESHOLD=0 python3 -m specula prog.py   (compile as early as possible)
   default  python3 -m specula prog.py                      (the engine's own threshold)
+The engine runs in `exact` numerics (SPECULA_NUMERICS=exact): every result must be NumPy's
+bytes. `fast` mode, where float32 may take oneDNN within a documented tolerance, has its
+own suite (test_onednn_fast.py), so a float32 program that grows past the oneDNN
+crossovers cannot make this suite compare tolerance-bound bytes.
 Through programs/_probe.py a run records the values the program snapshots, the
 return value or exception (type, message, traceback frames) of each call made
 through `call()`, the program's globals at exit and `specula.report()`. The harness
@@ -24,8 +28,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "programs")
 MODES = {
     "off": {"SPECULA_ENGINE": "off"},
-    "thr0": {"SPECULA_THRESHOLD": "0"},
-    "default": {},
+    "thr0": {"SPECULA_THRESHOLD": "0", "SPECULA_NUMERICS": "exact"},
+    "default": {"SPECULA_NUMERICS": "exact"},
 }
 WORKERS = 2            # the CI budget is two cores
 RUN_TIMEOUT = 120      # seconds; a hang guard, not a performance check
