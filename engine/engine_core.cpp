@@ -479,6 +479,11 @@ namespace specula::engine
         std::unique_ptr<converter::converter> again;
         if (!spec && rec.prof.pin_relaxed())
         {
+            if (m_config.dump.exits)
+            {
+                std::cerr << "specula: " << r.name() << ": specialised on values again: "
+                          << diagnostic << "\n";
+            }
             // A relaxed int or dim reached a use that needs its value (a range,
             // a branch, array arithmetic, .shape): specialise on it again.
             again = std::make_unique<converter::converter>(frame, rec.prof, m_whitelist, m_config);

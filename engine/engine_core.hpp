@@ -46,6 +46,9 @@ namespace specula::engine
         std::vector<std::string> loop_names;
         std::vector<std::string> loop_locals;
         std::vector<std::string> loop_bound;
+        // The paths of a `for` loop's target names (its counter): they change
+        // every iteration, so profiling relaxes them at once.
+        std::vector<std::string> loop_targets;
         // Tests: timings given to the specialisations whose situation
         // (situation_of) contains `match`, now and when compiled later.
         struct cost_injection

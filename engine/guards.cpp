@@ -175,6 +175,11 @@ namespace specula::engine
             return x != values[other];
         case guard_kind::length:
             return (PyList_CheckExact(x) || PyTuple_CheckExact(x)) && Py_SIZE(x) == int_value;
+        case guard_kind::int_predicate:
+        {
+            std::int64_t r = 0;
+            return evaluate(*expr, values, r) && (r != 0) == (int_value != 0);
+        }
         }
         return false;
     }
@@ -203,6 +208,8 @@ namespace specula::engine
             return "arrays alias: " + what;
         case guard_kind::distinct:
             return "objects alias: " + what;
+        case guard_kind::int_predicate:
+            return "branch " + what + " is no longer " + (int_value != 0 ? "true" : "false");
         case guard_kind::length:
             return "length of " + what + " changed (was " + std::to_string(int_value) +
                    (x != nullptr && (PyList_Check(x) || PyTuple_Check(x))
@@ -265,6 +272,23 @@ namespace specula::engine
         return g;
     }
 
+    guard make_int_predicate_guard(int_expr_ptr expr, bool taken)
+    {
+        guard g;
+        g.kind = guard_kind::int_predicate;
+        const int_expr* leaf = expr.get();
+        while (leaf->k != int_expr::kind::leaf && leaf->k != int_expr::kind::constant)
+        {
+            leaf = leaf->a->k == int_expr::kind::constant ? leaf->b.get() : leaf->a.get();
+        }
+        // check() reads values[src] first: any resolved source will do.
+        g.src = leaf->k == int_expr::kind::leaf ? leaf->src : 0;
+        g.int_value = taken ? 1 : 0;
+        g.what = expr->text;
+        g.expr = std::move(expr);
+        return g;
+    }
+
     guard make_length_guard(int src, long long length, std::string what)
     {
         guard g;
@@ -323,7 +347,8 @@ namespace specula::engine
 
     void guard_set::add(guard g)
     {
-        bool cross_source = g.kind == guard_kind::no_overlap || g.kind == guard_kind::distinct;
+        bool cross_source = g.kind == guard_kind::no_overlap || g.kind == guard_kind::distinct ||
+                            g.kind == guard_kind::int_predicate;
         if (cross_source)
         {
             cross.push_back(std::move(g));
@@ -362,7 +387,7 @@ namespace specula::engine
         {
             static const char* names[] = {"type_is",     "identity",  "array_meta", "int_value",
                                           "float_value", "str_value", "no_overlap", "distinct",
-                                          "int_range",   "length"};
+                                          "int_range",   "length",    "int_predicate"};
             out << "  guard " << names[static_cast<int>(g.kind)] << " " << g.what;
             if (g.kind == guard_kind::length)
             {

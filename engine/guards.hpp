@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/int_expr.hpp"
+
 namespace specula::engine
 {
     namespace py = pybind11;
@@ -26,6 +28,9 @@ namespace specula::engine
         distinct,    // `a` is not `b`
         int_range,   // exact int (not bool) in [int_value, int_hi]: a relaxed int
         length,      // exact list/tuple with int_value items (unpacking, iteration)
+        // `expr` over relaxed ints evaluates (Python semantics) to a value
+        // whose truth is int_value: a branch on a loop counter (int_expr.hpp)
+        int_predicate,
     };
 
     inline constexpr int max_symbols = 16;
@@ -48,6 +53,7 @@ namespace specula::engine
         long long int_value = 0;
         long long int_hi = 0; // int_range: upper bound
         std::uint64_t float_bits = 0;
+        int_expr_ptr expr; // int_predicate
         std::string what; // the source path, for explain()
         mutable std::int64_t failures = 0;
 
@@ -67,6 +73,9 @@ namespace specula::engine
     // A list can change length between calls (and a different tuple can be
     // passed): unpacking and unrolled iteration assumed this many items.
     guard make_length_guard(int src, long long length, std::string what);
+    // The branch on `expr` (its leaves' sources resolved first) goes the
+    // way it went at conversion: `taken`.
+    guard make_int_predicate_guard(int_expr_ptr expr, bool taken);
     guard make_no_overlap_guard(int a, int b, std::string what);
     guard make_distinct_guard(int a, int b, std::string what);
 

@@ -34,6 +34,8 @@ namespace specula::engine
                 return "int_range";
             case guard_kind::length:
                 return "length";
+            case guard_kind::int_predicate:
+                return "int_predicate";
             }
             return "?";
         }
@@ -98,6 +100,8 @@ namespace specula::engine
                        std::to_string(g.int_hi) + "]";
             case guard_kind::length:
                 return "len(" + g.what + ") == " + std::to_string(g.int_value);
+            case guard_kind::int_predicate:
+                return g.what + (g.int_value != 0 ? " is true" : " is false");
             case guard_kind::no_overlap:
             case guard_kind::distinct:
                 return g.what;

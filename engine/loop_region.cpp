@@ -90,6 +90,11 @@ namespace specula::engine
                     rec->loop_bound.push_back(py::str(name));
                 }
             }
+            for (py::handle name : d[6])
+            {
+                const std::string target = py::str(name);
+                rec->loop_targets.push_back(rec->function_loop ? target : global_path(target));
+            }
             if (cell)
             {
                 hold_first_run(*rec->r);
@@ -410,6 +415,10 @@ namespace specula::engine
             }
             PyErr_Clear();
             rec.prof.observe(global_path(name), value);
+        }
+        for (const std::string& path : rec.loop_targets)
+        {
+            rec.prof.relax_int(path);
         }
     }
 } // namespace specula::engine

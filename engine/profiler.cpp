@@ -118,6 +118,15 @@ namespace specula::engine
         }
     }
 
+    void profile::relax_int(const std::string& path)
+    {
+        auto it = m_observations.find(path);
+        if (it != m_observations.end() && it->second.is_int && !it->second.pinned)
+        {
+            it->second.value_varies = true;
+        }
+    }
+
     bool profile::dim_relaxed(const std::string& path, int axis) const
     {
         auto it = m_observations.find(path);

@@ -58,6 +58,9 @@ namespace specula::engine
         // Observes every argument of a frame under the paths the converter uses.
         void observe_frame(const frame_hook::frame_view& frame);
 
+        // A loop's counter: the int last observed under `path` is known to
+        // change every iteration (unless a relaxed conversion pinned it).
+        void relax_int(const std::string& path);
         bool dim_relaxed(const std::string& path, int axis) const;
         bool value_relaxed(const std::string& path) const;
         // Ints whose relaxed conversion failed stay specialised on value.

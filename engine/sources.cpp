@@ -2,7 +2,7 @@
 
 namespace specula::engine
 {
-    int source_table::add(source s)
+    int source_table::add(source s, int_expr_ptr index_expr)
     {
         for (size_t i = 0; i < m_sources.size(); ++i)
         {
@@ -12,6 +12,7 @@ namespace specula::engine
             }
         }
         m_sources.push_back(std::move(s));
+        m_index_exprs.push_back(std::move(index_expr));
         return static_cast<int>(m_sources.size()) - 1;
     }
 
@@ -55,6 +56,27 @@ namespace specula::engine
                 return dict_lookup(container, s.key.ptr());
             }
             return nullptr;
+        }
+
+        // Borrowed item of a list/tuple at a computed index, or nullptr
+        // (out of range: CPython raises the IndexError).
+        PyObject* computed_item_of(PyObject* container, const int_expr& index,
+                                   const std::vector<PyObject*>& values)
+        {
+            std::int64_t i = 0;
+            if (container == nullptr ||
+                !(PyList_CheckExact(container) || PyTuple_CheckExact(container)) ||
+                !evaluate(index, values.data(), i))
+            {
+                return nullptr;
+            }
+            const std::int64_t n = Py_SIZE(container);
+            i = i < 0 ? i + n : i;
+            if (i < 0 || i >= n)
+            {
+                return nullptr;
+            }
+            return PySequence_Fast_ITEMS(container)[i];
         }
 
         // Borrowed closure cell content, or nullptr.
@@ -140,6 +162,8 @@ namespace specula::engine
         }
         case source_kind::item:
             return parent != nullptr ? item_of(parent, s) : nullptr;
+        case source_kind::computed_item:
+            return computed_item_of(parent, *m_index_exprs[static_cast<size_t>(i)], values);
         case source_kind::closure:
             return closure_of(frame.function, s.index);
         case source_kind::class_attr:

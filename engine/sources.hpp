@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/frame_hook.hpp"
+#include "engine/int_expr.hpp"
 #include "engine/py_ref.hpp"
 
 namespace specula::engine
@@ -28,6 +29,10 @@ namespace specula::engine
         // for `key`, without running code: a Python function not shadowed by
         // the instance dict (a method), or a property object.
         class_attr,
+        // parent list/tuple[i], i computed from earlier sources by the
+        // index expression given to source_table::add
+        // (a loop counter's `hs[t + 1]`); Python's negative indices wrap.
+        computed_item,
     };
 
     struct source
@@ -42,8 +47,9 @@ namespace specula::engine
     class source_table
     {
     public:
-        // Returns the index of an equal source (same path) or adds it.
-        int add(source s);
+        // Returns the index of an equal source (same path) or adds it;
+        // `index_expr` computes a computed_item's index.
+        int add(source s, int_expr_ptr index_expr = nullptr);
         int size() const { return static_cast<int>(m_sources.size()); }
         const source& operator[](int i) const { return m_sources[static_cast<size_t>(i)]; }
 
@@ -55,6 +61,7 @@ namespace specula::engine
 
     private:
         std::vector<source> m_sources;
+        std::vector<int_expr_ptr> m_index_exprs; // per source (computed_item)
     };
 
     std::string global_path(const std::string& name);

@@ -149,14 +149,15 @@ namespace specula::engine::converter
         {
             return array_input(src, object, py::handle());
         }
-        if (PyFloat_CheckExact(object) && m_profile.value_relaxed(path))
+        const bool relaxed = m_profile.value_relaxed(path) || m_relaxed_sources.count(src) > 0;
+        if (PyFloat_CheckExact(object) && relaxed)
         {
             m_spec->guards.add(make_type_guard(src, &PyFloat_Type, path));
             ir::value_id in = hoisted_input({ir::dtype::float64, ir::shape{}}, path);
             m_spec->inputs.push_back({src, true});
             return new_array(in, surface::py_float);
         }
-        if (PyLong_CheckExact(object) && m_profile.value_relaxed(path))
+        if (PyLong_CheckExact(object) && relaxed)
         {
             int overflow = 0;
             long long seen = PyLong_AsLongLongAndOverflow(object, &overflow);
@@ -172,6 +173,7 @@ namespace specula::engine::converter
                 cval r = new_array(in, surface::py_int);
                 m_arrays[static_cast<size_t>(r.arr)].int_lo = relaxed_int_lo;
                 m_arrays[static_cast<size_t>(r.arr)].int_hi = relaxed_int_hi;
+                m_arrays[static_cast<size_t>(r.arr)].expr = int_leaf(src, object, path);
                 return r;
             }
         }

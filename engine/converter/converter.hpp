@@ -19,6 +19,7 @@
 
 #include "engine/config.hpp"
 #include "engine/frame_hook.hpp"
+#include "engine/int_expr.hpp"
 #include "engine/profiler.hpp"
 #include "engine/specialisation.hpp"
 #include "engine/whitelist.hpp"
@@ -49,6 +50,9 @@ namespace specula::engine::converter
         // stays within int64 (Python ints never wrap).
         std::int64_t int_lo = 0;
         std::int64_t int_hi = 0;
+        // py_int/py_bool: the value as an expression of relaxed int sources
+        // and literals (counter_values.cpp); null when it is not one.
+        int_expr_ptr expr;
     };
 
     // A converted Python value.
@@ -312,6 +316,13 @@ namespace specula::engine::converter
         cval power_operator(const cval& a, const cval& b, bool in_place, py::handle node);
         cval fold(py::handle node, const cval& a, const cval& b, const char* op);
         cval python_int_binary(ir::op code, const cval& a, const cval& b, py::handle node);
+        // counter_values.cpp: relaxed ints whose values the guards compute
+        int_expr_ptr int_expr_of(const cval& v) const;
+        cval with_int_expr(cval out, ir::op code, const cval& a, const cval& b);
+        cval read_computed_item(const cval& container, const cval& key, py::handle node);
+        // The outcome of an `if` on a relaxed int in a loop region, decided
+        // under a guard (`known` false when it is not such a branch).
+        bool counter_branch(const cval& test, bool& known);
         // int_division.cpp: `%` and `//` on Python ints of known ranges, with
         // Python's sign rules and ZeroDivisionError as an exit
         cval python_int_division(ir::op code, const ir::value_id* v, const std::int64_t* lo,
@@ -458,6 +469,7 @@ namespace specula::engine::converter
         std::vector<dict_entry> m_dicts;
         std::map<int, int> m_array_of_source;      // source -> array entry
         std::map<std::string, cval> m_heap_writes; // "self.h", "G[x]" -> value written
+        std::set<int> m_relaxed_sources;           // Python ints/floats read as inputs at once
         std::set<int> m_length_guarded;            // list/tuple sources with a length guard
         std::set<int> m_written_sources;           // arrays written in place
         std::set<int> m_setattr_sources;           // objects given attributes

@@ -393,7 +393,7 @@ namespace specula::engine::converter
         };
         if (has_int && !is_float_operand(a) && !is_float_operand(b))
         {
-            return python_int_binary(code, a, b, node);
+            return with_int_expr(python_int_binary(code, a, b, node), code, a, b);
         }
         if (python_semantics)
         {
@@ -658,7 +658,17 @@ namespace specula::engine::converter
         source s{source_kind::item, container.src, 0, key, path};
         if (!PyDict_CheckExact(c))
         {
-            if (!PyLong_CheckExact(key.ptr()) || PyLong_AsLongLong(key.ptr()) < 0)
+            int overflow = 0;
+            if (PyLong_CheckExact(key.ptr()) &&
+                (PyLong_AsLongLongAndOverflow(key.ptr(), &overflow) < 0 || overflow != 0))
+            {
+                // Counted from the end of a list whose length may change:
+                // resolved at run time, as a counter's index is.
+                cval index;
+                index.obj = key;
+                return read_computed_item(container, index, node);
+            }
+            if (!PyLong_CheckExact(key.ptr()))
             {
                 fail("list index that is not a non-negative int", node);
             }
@@ -688,7 +698,7 @@ namespace specula::engine::converter
             cval key = visit_expr(index);
             if (key.k != cval::kind::constant)
             {
-                fail("indexing with a computed key", node);
+                return read_computed_item(container, key, node);
             }
             if (container.k == cval::kind::tuple && PyLong_CheckExact(key.obj.ptr()))
             {

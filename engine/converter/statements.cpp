@@ -406,6 +406,10 @@ namespace specula::engine::converter
         cval test = visit_expr(node.attr("test"));
         bool known = false;
         bool taken = truth_of(test, known);
+        if (!known)
+        {
+            taken = counter_branch(test, known);
+        }
         if (known)
         {
             return visit_body(taken ? node.attr("body") : node.attr("orelse"));

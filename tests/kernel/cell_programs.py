@@ -189,4 +189,42 @@ PROGRAMS = [
         "    k = (i - 12) // 5 + (i % -4)\n"
         "acc, i, k",
     ]),
+    # A branch on the counter with effects (a print every 10 steps) is
+    # decided by a guard on its outcome: two specialisations, not one per
+    # value of the counter.
+    cell_program("counter_branch_with_print", [
+        SETUP + "w = np.linspace(0.5, 1.5, 4)\nx = np.ones(4)",
+        "for step in range(45):\n"
+        "    w = w * 0.99 + x * 0.01\n"
+        "    if step % 10 == 0:\n"
+        "        print(step, w.sum())\n"
+        "    elif step > 41:\n"
+        "        print('late', step)\n"
+        "    elif (step - 20) // -6 == 2:\n"
+        "        print('floored quotient', step)\n"
+        "    elif (step - 3) % -7 == -2:\n"
+        "        print('remainder of the divisor sign', step)\n"
+        "w, step",
+    ]),
+    # Lists indexed by the counter (items read at a run-time index: negative
+    # indices wrap, an int item indexes another list).
+    cell_program("counter_indexed_lists", [
+        SETUP + "hs = [np.full(3, float(i)) for i in range(12)]\n"
+        "ix = [(i * 5) % 7 for i in range(30)]\n"
+        "onehot = [np.eye(7)[i] for i in range(7)]\nacc = np.zeros(3)",
+        "for t in range(11):\n"
+        "    acc = acc + hs[t + 1] * hs[t] - hs[-1 - t] * 0.5\n"
+        "    acc = acc + onehot[ix[t + 3]][:3] * float(ix[2 * t])\n"
+        "acc, t",
+    ]),
+    # The counter runs past the list's end: CPython raises the IndexError at
+    # exactly that iteration; an item of another type is a guard miss.
+    cell_program("counter_index_error_and_item_types", [
+        SETUP + "vals = [np.ones(2) * k for k in range(6)]\nacc = np.zeros(2)\n"
+        "scale = [0.5, 1.5, 2, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0]",
+        "for t in range(9):\n"
+        "    acc = acc * scale[t] + vals[t]\n"
+        "    print(t, acc)",
+        "acc, t",
+    ]),
 ]

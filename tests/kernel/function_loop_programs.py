@@ -174,4 +174,20 @@ PROGRAMS = [
         "    return w\n"
         "with_callee(10)",
     ]),
+    # The demo RNN's backward loop: lists indexed by the counter and by an
+    # item of another list, the counter relaxed once, not recompiled per value.
+    cell_program("counter_indexed_lists_in_a_function", [
+        SETUP + "hs = [np.full((4, 1), 0.1 * i) for i in range(26)]\n"
+        "ix = [(3 * i) % 7 for i in range(80)]\n"
+        "onehot = [np.eye(7)[:, [i]] for i in range(7)]",
+        "def backward(n):\n"
+        "    dh = np.zeros((4, 1))\n"
+        "    for pos in range(0, n, 25):\n"
+        "        for t in reversed(range(25)):\n"
+        "            dh = dh * 0.5 + hs[t + 1] * hs[t] + onehot[ix[pos + t + 1]][:4]\n"
+        "            if t % 8 == 0:\n"
+        "                print(pos, t, dh.sum())\n"
+        "    return dh, t, pos\n"
+        "backward(50)",
+    ]),
 ]

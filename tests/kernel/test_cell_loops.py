@@ -247,3 +247,24 @@ def test_a_changing_counter_compiles_once(kernels):
     row = rows[0]
     assert row["state"] == "compiled" and row["compiles"] <= 2, row
     assert row["graph_runs"] >= 40 - 2, row
+
+
+def test_a_counter_branch_and_counter_indexed_lists_compile_at_most_twice(kernels):
+    # `if i % 10 == 0: print(...)` is keyed on the branch taken (a guard on
+    # its outcome), and `hs[i + 1]` reads the item the counter picks at run
+    # time: neither recompiles per value of the counter.
+    km, kc = kernels["thr0"]
+    execute(kc, "%reset -f", store_history=False)
+    execute(kc, "import numpy as np\nqh = [np.full(2, float(k)) for k in range(41)]\nqb = np.zeros(2)")
+    reply, messages = execute(kc, "print(get_ipython().execution_count)\n"
+                                  "for qi in range(40):\n"
+                                  "    qb = qb * 0.5 + qh[qi + 1] - qh[qi]\n"
+                                  "    if qi % 10 == 0:\n"
+                                  "        print(qi, qb)")
+    assert reply["status"] == "ok"
+    count = int(_stdout(messages).splitlines()[0])
+    rows = [r for r in _report(kc) if r["kind"] == "loop" and r["name"] == f"In [{count}], line 2"]
+    assert len(rows) == 1, [(r["name"], r["compiles"]) for r in _report(kc)]
+    row = rows[0]
+    assert row["state"] == "compiled" and row["compiles"] <= 2, row
+    assert row["graph_runs"] >= 40 - 2, row

@@ -46,7 +46,8 @@ BROKE = "__specula_loop_broke__"
 DONE = "__specula_loop_done__"
 
 # id -> (name, line, original statements, names they mention,
-#        "loop" | "cell" | "function_loop", names the statements bind)
+#        "loop" | "cell" | "function_loop", names the statements bind,
+#        the names a `for` loop's target binds: its counter)
 _loops = []
 # id -> whether iterations still enter the engine; builtins.__specula_loops__.
 # The engine sets an entry to False when the region goes back to CPython for
@@ -91,13 +92,14 @@ def _bound_in(statements):
     return sorted(names)
 
 
-def _register(kind, key, name, line, statements):
+def _register(kind, key, name, line, statements, targets=()):
     key = kind + ":" + key
     found = _ids.get(key)
     if found is not None:
         return found
     region_id = len(_loops)
-    _loops.append((name, line, statements, _names_in(statements), kind, _bound_in(statements)))
+    _loops.append((name, line, statements, _names_in(statements), kind, _bound_in(statements),
+                   sorted(targets)))
     _flags.append(True)
     _ids[key] = region_id
     return region_id
@@ -111,7 +113,8 @@ def _register_loop(original, cell_number, function=None):
         name, kind = ("In [%d], %s" % (cell_number, where) if cell_number is not None
                       else "cell loop, " + where), "loop"
     key = (function or "") + ":" + ast.dump(original, include_attributes=True)
-    return _register(kind, key, name, original.lineno, original.body)
+    targets = _bound_in([original.target]) if isinstance(original, ast.For) else []
+    return _register(kind, key, name, original.lineno, original.body, targets)
 
 
 def _register_cell(statements, cell_number):
