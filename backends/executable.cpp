@@ -14,15 +14,23 @@ namespace specula::backends
     run_result executable::run(const std::vector<buffer>& inputs,
                                const std::vector<buffer>& destinations) const
     {
+        static const std::vector<buffer> none;
+        return run(inputs, destinations, none);
+    }
+
+    run_result executable::run(const std::vector<buffer>& inputs,
+                               const std::vector<buffer>& destinations,
+                               const std::vector<buffer>& targets) const
+    {
         if (p_main == nullptr)
         {
-            return run_result{status::invalid("executable has no graph"), {}, std::nullopt};
+            return run_result{status::invalid("executable has no graph"), {}, std::nullopt, {}};
         }
         if (m_running.exchange(true))
         {
-            return run_result{status::runtime("executable already running"), {}, std::nullopt};
+            return run_result{status::runtime("executable already running"), {}, std::nullopt, {}};
         }
-        run_result r = execute(*this, *p_main, inputs, destinations);
+        run_result r = execute(*this, *p_main, inputs, destinations, targets);
         m_running.store(false);
         return r;
     }
@@ -96,6 +104,25 @@ namespace specula::backends
                 o.shape = std::move(*sizes);
             }
         }
+    }
+
+    bool executable::may_hold_store(std::size_t output) const
+    {
+        if (p_main == nullptr)
+        {
+            return false;
+        }
+        const ir::graph& g = *p_main->p_graph;
+        const std::vector<const compiled_node*>& candidates = store_candidates(*p_main);
+        for (ir::node_id id : p_main->m_outputs)
+        {
+            const ir::node& n = g.get_node(id);
+            if (static_cast<std::size_t>(n.attr_as<ir::boundary_attr>().index) == output)
+            {
+                return candidates[n.inputs[0]] != nullptr;
+            }
+        }
+        return false;
     }
 
     const compiled_graph* executable::find(const std::string& name) const

@@ -5,6 +5,7 @@
 
 #include "backends/arena.hpp"
 #include "backends/buffer.hpp"
+#include "backends/deferred_store.hpp"
 #include "backends/kernel.hpp"
 #include "backends/status.hpp"
 #include "ir/graph.hpp"
@@ -38,6 +39,9 @@ namespace specula::backends
         status state;
         std::vector<buffer> outputs;     // empty unless state.is_ok()
         std::optional<assert_exit> exit; // set when an assert fired
+        // Stores held back for the caller (run with targets): outputs[i] is
+        // then targets[i], written only by stores.run().
+        deferred_stores stores;
     };
 
     struct compiled_node
@@ -83,6 +87,9 @@ namespace specula::backends
         std::vector<ir::node_id> m_outputs;
         std::optional<ir::memory_plan> m_plan; // absent: allocate per value
         std::unique_ptr<arena_pool> m_pool = std::make_unique<arena_pool>();
+        // store_candidates(), computed at the first run with targets (one run
+        // at a time, so no race).
+        mutable std::unique_ptr<std::vector<const compiled_node*>> m_store_candidates;
     };
 
     // A graph and every graph it calls, compiled. The ir::graph (and its
@@ -112,6 +119,18 @@ namespace specula::backends
         run_result run(const std::vector<buffer>& inputs,
                        const std::vector<buffer>& destinations) const;
 
+        // The same, with effect targets (empty, or one per output): targets[i]
+        // null, or caller memory output i is stored into (a user's array
+        // written in place, any strides). When the kernel defining output i
+        // may write it directly (deferred_store.hpp: an elementwise kernel
+        // whose result nothing but that output reads, the target's exact
+        // dtype, shape and C order, read in place only in its own layout),
+        // the kernel is held back in result.stores and the target is left
+        // untouched until the caller runs them; otherwise targets[i] is
+        // ignored and output i is delivered as without targets.
+        run_result run(const std::vector<buffer>& inputs, const std::vector<buffer>& destinations,
+                       const std::vector<buffer>& targets) const;
+
         // Per output of the main graph: its dtype and, when known before a run
         // with these inputs (static, or symbolic dims all bound by the
         // inputs), its C-order sizes.
@@ -123,6 +142,11 @@ namespace specula::backends
         };
         void output_layouts(const std::vector<buffer>& inputs,
                             std::vector<output_layout>& out) const;
+
+        // Whether output i is defined by a kernel run() may hold back as a
+        // store into a target (store_candidates): the caller then asks for it.
+        // The run may still refuse (the target's layout, overlaps).
+        bool may_hold_store(std::size_t output) const;
 
         const compiled_graph& main() const { return *p_main; }
         const compiled_graph* find(const std::string& name) const;

@@ -56,6 +56,28 @@ namespace specula::backends
         public:
             explicit walker(const executable& exe) : m_exe(exe) {}
 
+            // Outputs with effect targets (executable::run with targets): per
+            // value id of the main graph, the output index, or -1.
+            void set_targets(const compiled_graph& g, const std::vector<buffer>& targets)
+            {
+                p_targets = &targets;
+                p_candidates = &store_candidates(g);
+                m_store_of.assign(p_candidates->size(), -1);
+                const ir::graph& ig = *g.p_graph;
+                for (ir::node_id id : g.m_outputs)
+                {
+                    const ir::node& n = ig.get_node(id);
+                    const auto i = static_cast<std::size_t>(n.attr_as<ir::boundary_attr>().index);
+                    const ir::value_id v = n.inputs[0];
+                    if (i < targets.size() && !targets[i].is_null() && (*p_candidates)[v] != nullptr)
+                    {
+                        m_store_of[v] = static_cast<int>(i);
+                    }
+                }
+            }
+
+            deferred_stores take_stores() { return std::move(m_held); }
+
             status run_graph(frame& f)
             {
                 const ir::graph& g = *f.p_graph->p_graph;
@@ -352,6 +374,10 @@ namespace specula::backends
                 {
                     return st;
                 }
+                if (p_targets != nullptr && f.depth == 0 && hold_back(f, cn))
+                {
+                    return status::ok();
+                }
                 std::vector<buffer*>& outs = f.p_arena->scratch_outputs;
                 outs.clear();
                 for (std::size_t i = 0; i < cn.m_outputs.size(); ++i)
@@ -439,8 +465,66 @@ namespace specula::backends
                 return true;
             }
 
+            // A sunk store (deferred_store.hpp): the kernel of a value whose
+            // only reader is an output with a target does not run now; the
+            // caller runs it into the target after its last checks. The
+            // output reads the target meanwhile (nothing else reads it).
+            bool hold_back(frame& f, const compiled_node& cn)
+            {
+                const ir::value_id v = cn.m_outputs[0];
+                if (v >= m_store_of.size() || m_store_of[v] < 0 || (*p_candidates)[v] != &cn)
+                {
+                    return false;
+                }
+                const std::vector<const buffer*>& ins = f.p_arena->scratch_inputs;
+                for (const buffer* b : ins)
+                {
+                    // A staging block is reused by the next node: not kept.
+                    if (!f.p_arena->staged.empty() && b >= f.p_arena->staged.data() &&
+                        b < f.p_arena->staged.data() + f.p_arena->staged.size())
+                    {
+                        return false;
+                    }
+                }
+                const ir::graph& g = *f.p_graph->p_graph;
+                std::vector<std::int64_t> shape;
+                if (cn.m_static_outputs)
+                {
+                    shape = cn.m_output_shapes[0];
+                }
+                else
+                {
+                    auto sizes = resolve_output_shape(g, *cn.p_node, ins);
+                    if (!sizes)
+                    {
+                        return false;
+                    }
+                    shape = std::move(sizes.value());
+                }
+                const auto i = static_cast<std::size_t>(m_store_of[v]);
+                const buffer& target = (*p_targets)[i];
+                if (!may_store_into(g.type_of(v).elem, shape, target, ins.data(), ins.size(),
+                                    m_held))
+                {
+                    return false;
+                }
+                std::vector<buffer> operands;
+                operands.reserve(ins.size());
+                for (const buffer* b : ins)
+                {
+                    operands.push_back(*b); // a real reference: the arena keeps off
+                }
+                m_held.add(cn.m_kernel.get(), std::move(operands), target, i);
+                f.values()[v] = target;
+                return true;
+            }
+
             const executable& m_exe;
             std::optional<assert_exit> m_exit;
+            const std::vector<buffer>* p_targets = nullptr;
+            const std::vector<const compiled_node*>* p_candidates = nullptr;
+            std::vector<int> m_store_of;
+            deferred_stores m_held;
         };
 
         // Constants are shared by every run, and a view reads memory another
@@ -508,10 +592,24 @@ namespace specula::backends
     } // namespace
 
     run_result execute(const executable& exe, const compiled_graph& g,
-                       const std::vector<buffer>& inputs, const std::vector<buffer>& destinations)
+                       const std::vector<buffer>& inputs, const std::vector<buffer>& destinations,
+                       const std::vector<buffer>& targets)
     {
         walker w(exe);
         arena_lease lease(g);
+        if (!targets.empty())
+        {
+            if (targets.size() != g.m_outputs.size())
+            {
+                return run_result{status::invalid("targets: " + std::to_string(targets.size()) +
+                                                  " for " + std::to_string(g.m_outputs.size()) +
+                                                  " outputs"),
+                                  {},
+                                  std::nullopt,
+                                  {}};
+            }
+            w.set_targets(g, targets);
+        }
         if (!destinations.empty())
         {
             if (destinations.size() != g.m_outputs.size())
@@ -520,7 +618,8 @@ namespace specula::backends
                     status::invalid("destinations: " + std::to_string(destinations.size()) +
                                     " for " + std::to_string(g.m_outputs.size()) + " outputs"),
                     {},
-                    std::nullopt};
+                    std::nullopt,
+                    {}};
             }
             mark_sinks(g, destinations, lease.get());
         }
@@ -528,9 +627,15 @@ namespace specula::backends
         run_result r;
         r.outputs.reserve(g.m_outputs.size()); // the run's one heap allocation
         r.state = w.run_graph(f);
+        r.stores = w.take_stores();
         for (std::size_t i = 0; r.state && i < lease.get().outputs.size(); ++i)
         {
             const buffer& value = lease.get().outputs[i];
+            if (!r.stores.empty() && r.stores.holds(i))
+            {
+                r.outputs.push_back(targets[i]); // written by r.stores.run()
+                continue;
+            }
             if (i < destinations.size() && !destinations[i].is_null())
             {
                 r.state = deliver(value, destinations[i]);
@@ -548,6 +653,7 @@ namespace specula::backends
         if (!r.state)
         {
             r.outputs.clear();
+            r.stores.drop();
         }
         r.exit = w.take_exit();
         return r;

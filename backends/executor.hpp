@@ -13,11 +13,13 @@ namespace specula::backends
     // become a fallback, not a stack overflow).
     inline constexpr int max_call_depth = 200;
 
-    // `destinations`: see executable::run (empty, or one per output).
     // Marks the row updates of LOOP-carried tables that may run in place
     // (loop_carried.cpp); after the memory plan.
     void mark_carried_updates(compiled_graph& g);
 
+    // `destinations`, `targets`: see executable::run (each empty, or one per
+    // output).
     run_result execute(const executable& exe, const compiled_graph& g,
-                       const std::vector<buffer>& inputs, const std::vector<buffer>& destinations);
+                       const std::vector<buffer>& inputs, const std::vector<buffer>& destinations,
+                       const std::vector<buffer>& targets);
 } // namespace specula::backends

@@ -356,7 +356,7 @@ namespace specula::engine
             switch (rep.outcome)
             {
             case run_outcome::done:
-                r.record_graph_run();
+                r.record_graph_run(rep.sunk_stores);
                 ++spec->runs;
                 if (r.record_graph_time(*spec->cost, std::chrono::duration<double>(
                                                          std::chrono::steady_clock::now() - start)

@@ -38,6 +38,9 @@ namespace specula::engine
         std::int64_t compiles = 0;
         std::int64_t profiled_calls = 0;
         std::int64_t dropped_specialisations = 0;
+        // In-place updates a graph run wrote straight into the user's array
+        // (engine/sunk_stores.hpp) instead of copying at commit.
+        std::int64_t sunk_stores = 0;
     };
 
     // Wall-clock time of the region's calls, for the report.
@@ -87,7 +90,11 @@ namespace specula::engine
         // the region recompiled too often to be worth another attempt.
         bool record_guard_miss(std::string explanation);
         void record_compile() { ++m_counters.compiles; }
-        void record_graph_run() { ++m_counters.graph_runs; }
+        void record_graph_run(std::int64_t sunk_stores = 0)
+        {
+            ++m_counters.graph_runs;
+            m_counters.sunk_stores += sunk_stores;
+        }
         void record_fallback(std::string why);
         // An in-graph assert fired; `failures_of_exit` counts that exit on the
         // specialisation that ran. Returns true when that specialisation must go.

@@ -80,6 +80,7 @@ namespace specula::engine
             d["assert_failures"] = r.counters().assert_failures;
             d["reason"] = r.reason() ? py::object(py::str(*r.reason())) : py::object(py::none());
             d["compiles"] = r.counters().compiles;
+            d["sunk_stores"] = r.counters().sunk_stores;
             d["time_graph_s"] = r.timing().graph_s;
             d["time_cpython_s"] = r.timing().cpython_s;
             d["time_saved_s"] = seconds_or_none(region_time_saved(r));

@@ -3,6 +3,7 @@
 #include <cfenv>
 
 #include "engine/numpy_api.hpp"
+#include "engine/sunk_stores.hpp"
 #include "engine/tree_commit.hpp"
 #include "engine/write_buffer.hpp"
 
@@ -138,6 +139,7 @@ namespace specula::engine
         // the Python error cleared: the run then copies as before.
         void make_destinations(const specialisation& spec,
                                const std::vector<backends::buffer>& inputs,
+                               const std::vector<backends::buffer>& targets,
                                std::vector<py::object>& arrays,
                                std::vector<backends::buffer>& destinations)
         {
@@ -152,9 +154,10 @@ namespace specula::engine
             for (size_t i = 0; i < layouts.size(); ++i)
             {
                 const auto& l = layouts[i];
-                if (spec.outputs[i] != surface::ndarray || !l.known)
+                if (spec.outputs[i] != surface::ndarray || !l.known ||
+                    (i < targets.size() && !targets[i].is_null()))
                 {
-                    continue;
+                    continue; // a sunk store's value lives in the user's array
                 }
                 std::vector<npy_intp> dims(l.shape.begin(), l.shape.end());
                 // New reference; PyArray_Empty steals the descriptor
@@ -206,12 +209,33 @@ namespace specula::engine
             return py::none();
         }
 
+        // Whether effect `k` is a store the run held back (sunk_stores.hpp):
+        // written into the user's array by the backend, not by the buffer.
+        bool is_sunk(const effect_plan& e, std::size_t k, const std::vector<int>& store_effect,
+                     const backends::deferred_stores& held)
+        {
+            if (held.empty() || e.k != effect_plan::kind::array_write)
+            {
+                return false;
+            }
+            const auto o = static_cast<std::size_t>(e.value.index);
+            return o < store_effect.size() && store_effect[o] == static_cast<int>(k) &&
+                   held.holds(o);
+        }
+
         void fill_buffer(write_buffer& wb, const specialisation& spec,
                          const std::vector<py::object>& outputs,
-                         const std::vector<PyObject*>& values, PyObject* globals)
+                         const std::vector<PyObject*>& values, PyObject* globals,
+                         const std::vector<int>& store_effect,
+                         const backends::deferred_stores& held)
         {
-            for (const effect_plan& e : spec.effects)
+            for (std::size_t k = 0; k < spec.effects.size(); ++k)
             {
+                const effect_plan& e = spec.effects[k];
+                if (is_sunk(e, k, store_effect, held))
+                {
+                    continue;
+                }
                 py::object value = build(e.value, outputs, values);
                 py::object target =
                     e.target >= 0
@@ -298,6 +322,29 @@ namespace specula::engine
         }
     } // namespace
 
+    namespace
+    {
+        // The run's last step, after every check: the held-back kernels
+        // write the users' arrays. No signal check comes before it: a
+        // signal handler must not run between the graph's reads and these
+        // writes, so a pending KeyboardInterrupt is raised by CPython right
+        // after the call returns, with every effect committed (the state
+        // CPython reaches when the signal arrives just after the return).
+        bool run_sunk_stores(backends::deferred_stores& stores, run_report& report)
+        {
+            const auto n = static_cast<std::int64_t>(stores.size());
+            if (backends::status st = stores.run(); !st)
+            {
+                // The held-back kernels check their operands before writing
+                // (deferred_store.hpp): nothing was written.
+                report.message = "sunk store: " + st.to_string();
+                return false;
+            }
+            report.sunk_stores = n;
+            return true;
+        }
+    } // namespace
+
     run_report run_specialisation(const specialisation& spec, const std::vector<PyObject*>& values,
                                   PyObject** result)
     {
@@ -341,11 +388,14 @@ namespace specula::engine
         // thread (the CPU backend runs single-lane for that reason); when one
         // is up that NumPy would act on, CPython runs the call and warns or
         // raises exactly as NumPy does.
+        std::vector<int> store_effect;
+        std::vector<backends::buffer> targets;
+        choose_sunk_stores(spec, values, store_effect, targets);
         std::vector<py::object> arrays;
         std::vector<backends::buffer> destinations;
-        make_destinations(spec, inputs, arrays, destinations);
+        make_destinations(spec, inputs, targets, arrays, destinations);
         std::feclearexcept(FE_ALL_EXCEPT);
-        backends::run_result rr = spec.exe->run(inputs, destinations);
+        backends::run_result rr = spec.exe->run(inputs, destinations, targets);
         int raised = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID);
         if (raised != 0 && numpy_reports(raised))
         {
@@ -378,6 +428,11 @@ namespace specula::engine
                 outputs.push_back(std::move(arrays[i])); // written by the run
                 continue;
             }
+            if (rr.stores.holds(i))
+            {
+                outputs.push_back(py::none()); // only its sunk store reads it
+                continue;
+            }
             PyObject* o = to_python(rr.outputs[i], spec.outputs[i]);
             if (o == nullptr)
             {
@@ -388,11 +443,18 @@ namespace specula::engine
             outputs.push_back(py::reinterpret_steal<py::object>(o));
         }
         write_buffer wb;
-        fill_buffer(wb, spec, outputs, values, spec.globals.ptr());
+        fill_buffer(wb, spec, outputs, values, spec.globals.ptr(), store_effect, rr.stores);
         py::object ret = build(spec.result, outputs, values);
+        if (!rr.stores.empty())
+        {
+            if (!run_sunk_stores(rr.stores, report))
+            {
+                return report;
+            }
+        }
         // An interrupt that arrived during the run: nothing is committed and
         // the call raises KeyboardInterrupt as CPython would.
-        if (PyErr_CheckSignals() < 0)
+        else if (PyErr_CheckSignals() < 0)
         {
             wb.drop();
             report.outcome = run_outcome::interrupted;

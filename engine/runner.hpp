@@ -44,6 +44,9 @@ namespace specula::engine
         run_outcome outcome = run_outcome::failed;
         std::uint32_t exit_id = 0;
         std::string message;
+        // In-place updates written straight into the users' arrays
+        // (sunk_stores.hpp) by a run that is done.
+        std::int64_t sunk_stores = 0;
     };
 
     // `values` come from a successful check_guards(). Returns the outcome;

@@ -48,7 +48,7 @@ namespace
         auto exe = be.compile(g, t, fallback);
         if (!exe)
         {
-            return {exe.error(), {}, std::nullopt};
+            return {exe.error(), {}, std::nullopt, {}};
         }
         // Twice: the second run reuses the plan's blocks and the kernels' scratch.
         run_result first = exe.value()->run(inputs);

@@ -28,7 +28,7 @@ namespace
         EXPECT_TRUE(exe) << (exe ? "" : exe.error().to_string());
         if (!exe)
         {
-            return {exe.error(), {}, std::nullopt};
+            return {exe.error(), {}, std::nullopt, {}};
         }
         return exe.value()->run(inputs);
     }
