@@ -1,6 +1,7 @@
 #include "backends/cpu/onednn/onednn_matmul.hpp"
 
 #include "backends/cpu/onednn/onednn_context.hpp"
+#include "backends/cpu/onednn/onednn_graph_util.hpp"
 #include "backends/cpu/threading.hpp"
 
 #include "ir/passes/fuse_elementwise.hpp"
@@ -80,27 +81,6 @@ namespace specula::backends::cpu::onednn
                 return std::nullopt;
             }
             return s;
-        }
-
-        // The one node of the region reading `v`, or null (none or several).
-        const ir::node* only_user(const ir::graph& g, const ir::region& r, ir::value_id v)
-        {
-            const ir::node* user = nullptr;
-            for (ir::node_id id : r.nodes)
-            {
-                for (ir::value_id in : ir::operands_with_captures(g, id))
-                {
-                    if (in == v)
-                    {
-                        if (user != nullptr && user->id != id)
-                        {
-                            return nullptr;
-                        }
-                        user = &g.get_node(id);
-                    }
-                }
-            }
-            return user;
         }
 
         ir::value_id other_operand(const ir::node& n, ir::value_id v)
@@ -254,7 +234,7 @@ namespace specula::backends::cpu::onednn
                 {
                     continue;
                 }
-                const ir::node* add = only_user(g, reg, mm.outputs[0]);
+                const ir::node* add = only_user(g, mm.outputs[0]);
                 if (add == nullptr || add->code != ir::op::ADD ||
                     !is_bias_row(g, other_operand(*add, mm.outputs[0]), spec->n))
                 {
@@ -263,7 +243,7 @@ namespace specula::backends::cpu::onednn
                 fused_group fg;
                 fg.region = r;
                 fg.members = {&mm, add};
-                const ir::node* act = only_user(g, reg, add->outputs[0]);
+                const ir::node* act = only_user(g, add->outputs[0]);
                 if (act != nullptr && act->outputs.size() == 1 &&
                     g.type_of(act->outputs[0]).elem == ir::dtype::float32 &&
                     ((act->code == ir::op::MAXIMUM &&

@@ -234,32 +234,22 @@ namespace specula::backends::cpu::onednn
         plan.what += " eps " + std::to_string(m->eps);
         plan.operands = {{DNNL_ARG_SRC, 0, false, {rows, c}}, {DNNL_ARG_DST, 0, true, {rows, c}}};
         auto flags = dnnl::normalization_flags::none;
-        if (m->gamma != ir::no_id)
+        // gamma and beta are per-channel: never split with the rows.
+        auto per_channel =
+            [&](ir::value_id v, int arg, dnnl::normalization_flags flag, const char* name)
         {
-            flags |= dnnl::normalization_flags::use_scale;
-            plan.operands.push_back({DNNL_ARG_SCALE,
-                                     static_cast<int>(gk.m_inputs.size()),
-                                     false,
-                                     {c},
-                                     false,
-                                     false,
-                                     true});
-            gk.m_inputs.push_back(m->gamma);
-            plan.what += " scale";
-        }
-        if (m->beta != ir::no_id)
-        {
-            flags |= dnnl::normalization_flags::use_shift;
-            plan.operands.push_back({DNNL_ARG_SHIFT,
-                                     static_cast<int>(gk.m_inputs.size()),
-                                     false,
-                                     {c},
-                                     false,
-                                     false,
-                                     true});
-            gk.m_inputs.push_back(m->beta);
-            plan.what += " shift";
-        }
+            if (v == ir::no_id)
+            {
+                return;
+            }
+            flags |= flag;
+            plan.operands.push_back(
+                {arg, static_cast<int>(gk.m_inputs.size()), false, {c}, false, false, true});
+            gk.m_inputs.push_back(v);
+            plan.what += name;
+        };
+        per_channel(m->gamma, DNNL_ARG_SCALE, dnnl::normalization_flags::use_scale, " scale");
+        per_channel(m->beta, DNNL_ARG_SHIFT, dnnl::normalization_flags::use_shift, " shift");
         // The statistics the primitive computes: kernel-owned scratch.
         const dnnl::memory::dims stats = {m->batch ? c : rows};
         plan.operands.push_back({DNNL_ARG_MEAN, 0, false, stats, false, true, m->batch});
