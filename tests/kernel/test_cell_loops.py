@@ -178,13 +178,16 @@ def test_engine_off_leaves_cells_untransformed(kernels):
     assert _stdout(messages) == "False 0\n"
 
 
-def _interrupt_loop(km, kc, code):
+def _interrupt_loop(km, kc, code, running):
+    """Interrupt `code` once it has printed `running`: a fixed sleep from the
+    start can end before a loaded machine has run one iteration."""
     msg_id = kc.execute(code)
     while True:
-        msg = kc.get_iopub_msg(timeout=30)
-        if msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "execute_input":
+        msg = kc.get_iopub_msg(timeout=60)
+        if (msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "stream"
+                and running in msg["content"]["text"]):
             break
-    time.sleep(1.0)  # into the loop's graph iterations
+    time.sleep(0.2)  # into the loop's graph iterations past the print
     km.interrupt_kernel()
     # The loop runs (practically) forever unless interrupted.
     reply = shell_reply(kc, msg_id, timeout=60)
@@ -199,7 +202,9 @@ def test_interrupt_mid_loop_leaves_no_partial_iteration(kernels):
     content = _interrupt_loop(km, kc, "while steps < 10**12:\n"
                                       "    a += 1.0\n"
                                       "    b = b + a * 0.0 + 1.0\n"
-                                      "    steps += 1")
+                                      "    steps += 1\n"
+                                      "    if steps == 200:\n"
+                                      "        print('running')", "running")
     assert content["status"] == "error" and content["ename"] == "KeyboardInterrupt"
     reply, messages = execute(kc, "print(steps, a[0], b[0])\n"
                                   "print(steps > 0, float(a[0]) == steps, bool((a == b).all()))")
