@@ -6,6 +6,7 @@
 #include "backends/cpu/numpy_loops/numpy_loops.hpp"
 #include "backends/cpu/thread_pool.hpp"
 #include "backends/reference/reference_backend.hpp"
+#include "bench/cpu/bench_timing.hpp"
 #include "ir/builder.hpp"
 #include "ir/passes/fuse_elementwise.hpp"
 
@@ -23,6 +24,7 @@
 
 using namespace specula;
 using namespace specula::backends;
+using specula::bench::median_seconds;
 
 namespace specula::bench
 {
@@ -35,21 +37,6 @@ namespace
 {
     // bench/RESULTS.md, "Measured peaks" (this machine kind, 2 cores).
     constexpr double gemm_f32_peak_gflops = 219.4;
-
-    double median_seconds(const std::function<void()>& f, int reps)
-    {
-        std::vector<double> t;
-        f();
-        for (int i = 0; i < reps; ++i)
-        {
-            auto a = std::chrono::steady_clock::now();
-            f();
-            t.push_back(
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
-        }
-        std::sort(t.begin(), t.end());
-        return t[t.size() / 2];
-    }
 
     // NumPy's median for `stmt` on x, y of n float64, via timeit.
     double numpy_seconds(const std::string& stmt, std::int64_t n, int reps)

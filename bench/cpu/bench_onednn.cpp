@@ -5,6 +5,7 @@
 
 #include "backends/cpu/cpu_backend.hpp"
 #include "backends/reference/reference_backend.hpp"
+#include "bench/cpu/bench_timing.hpp"
 #include "ir/builder.hpp"
 #include "ir/passes/fuse_elementwise.hpp"
 
@@ -32,21 +33,6 @@ namespace specula::bench
             const char* numpy; // x, y, z of shape (rows, cols), row of shape (cols,)
             body_fn body;
         };
-
-        double median_of(const std::function<void()>& f, int reps)
-        {
-            std::vector<double> t;
-            f();
-            for (int i = 0; i < reps; ++i)
-            {
-                auto a = std::chrono::steady_clock::now();
-                f();
-                t.push_back(
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
-            }
-            std::sort(t.begin(), t.end());
-            return t[t.size() / 2];
-        }
 
         double numpy_of(const std::string& stmt, std::int64_t rows, std::int64_t cols, int reps)
         {
@@ -112,7 +98,7 @@ namespace specula::bench
                 in.push_back(buf);
             }
             in.push_back(buffer::allocate(ir::dtype::float32, {cols}).value());
-            return median_of([&] { exe.value()->run(in); }, reps);
+            return median_seconds([&] { exe.value()->run(in); }, reps);
         }
 
         ir::value_id f32c(ir::builder& b, double v)

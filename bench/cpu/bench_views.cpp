@@ -4,6 +4,7 @@
 
 #include "backends/cpu/cpu_backend.hpp"
 #include "backends/reference/reference_backend.hpp"
+#include "bench/cpu/bench_timing.hpp"
 #include "ir/builder.hpp"
 #include "ir/passes/fuse_elementwise.hpp"
 
@@ -24,21 +25,6 @@ namespace specula::bench
 
     namespace
     {
-        double median_of(const std::function<void()>& f, int reps)
-        {
-            std::vector<double> t;
-            f();
-            for (int i = 0; i < reps; ++i)
-            {
-                auto a = std::chrono::steady_clock::now();
-                f();
-                t.push_back(
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
-            }
-            std::sort(t.begin(), t.end());
-            return t[t.size() / 2];
-        }
-
         double graph_seconds(const views_body& body,
                              const std::vector<std::vector<std::int64_t>>& shapes, bool views,
                              const cpu::cpu_options& base, int reps)
@@ -64,7 +50,7 @@ namespace specula::bench
             {
                 return -1;
             }
-            return median_of([&] { exe.value()->run(ins); }, reps);
+            return median_seconds([&] { exe.value()->run(ins); }, reps);
         }
 
         double numpy_of(const std::string& setup, const std::string& stmt, int reps)

@@ -112,4 +112,29 @@ namespace specula::backends::cpu::onednn
         }
         return user;
     }
+
+    std::vector<fused_group> single_output_groups(const ir::graph& g,
+                                                  const pattern_members& members_at)
+    {
+        std::vector<fused_group> found;
+        for (ir::region_id r = 0; r < g.num_regions(); ++r)
+        {
+            for (ir::node_id id : g.get_region(r).nodes)
+            {
+                auto members = members_at(g.get_node(id));
+                if (!members)
+                {
+                    continue;
+                }
+                fused_group fg;
+                fg.region = r;
+                fg.members = std::move(*members);
+                if (finish_group(g, fg) && fg.outputs.size() == 1)
+                {
+                    found.push_back(std::move(fg));
+                }
+            }
+        }
+        return found;
+    }
 } // namespace specula::backends::cpu::onednn

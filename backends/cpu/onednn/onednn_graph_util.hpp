@@ -2,7 +2,10 @@
 
 // Small questions the oneDNN pattern matchers ask of the graph.
 
+#include "backends/fused_groups.hpp"
 #include "ir/graph.hpp"
+
+#include <functional>
 
 #include <cstdint>
 #include <optional>
@@ -30,4 +33,12 @@ namespace specula::backends::cpu::onednn
 
     // The one node of `v`'s region reading `v`, or null (none or several).
     const ir::node* only_user(const ir::graph& g, ir::value_id v);
+
+    // The groups a whole-pattern matcher finds: `members_at` is asked at every
+    // node of every region for the pattern's nodes starting there; a match is
+    // kept when it closes as a fusion group with one output.
+    using pattern_members =
+        std::function<std::optional<std::vector<const ir::node*>>(const ir::node&)>;
+    std::vector<fused_group> single_output_groups(const ir::graph& g,
+                                                  const pattern_members& members_at);
 } // namespace specula::backends::cpu::onednn

@@ -184,26 +184,17 @@ namespace specula::backends::cpu::onednn
 
     std::vector<fused_group> norm_patterns(const ir::graph& g)
     {
-        std::vector<fused_group> found;
-        for (ir::region_id r = 0; r < g.num_regions(); ++r)
-        {
-            for (ir::node_id id : g.get_region(r).nodes)
+        return single_output_groups(
+            g,
+            [&](const ir::node& n) -> std::optional<std::vector<const ir::node*>>
             {
-                auto m = match(g, g.get_node(id));
+                auto m = match(g, n);
                 if (!m)
                 {
-                    continue;
+                    return std::nullopt;
                 }
-                fused_group fg;
-                fg.region = r;
-                fg.members = std::move(m->members);
-                if (finish_group(g, fg) && fg.outputs.size() == 1)
-                {
-                    found.push_back(std::move(fg));
-                }
-            }
-        }
-        return found;
+                return std::move(m->members);
+            });
     }
 
     bool is_norm(const ir::graph& g, const fused_group& fg)

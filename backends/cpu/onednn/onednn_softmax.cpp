@@ -109,26 +109,7 @@ namespace specula::backends::cpu::onednn
 
     std::vector<fused_group> softmax_patterns(const ir::graph& g)
     {
-        std::vector<fused_group> found;
-        for (ir::region_id r = 0; r < g.num_regions(); ++r)
-        {
-            for (ir::node_id id : g.get_region(r).nodes)
-            {
-                auto members = softmax_members(g, g.get_node(id));
-                if (!members)
-                {
-                    continue;
-                }
-                fused_group fg;
-                fg.region = r;
-                fg.members = std::move(*members);
-                if (finish_group(g, fg) && fg.outputs.size() == 1)
-                {
-                    found.push_back(std::move(fg));
-                }
-            }
-        }
-        return found;
+        return single_output_groups(g, [&](const ir::node& n) { return softmax_members(g, n); });
     }
 
     bool is_softmax(const ir::graph& g, const fused_group& fg)
