@@ -47,8 +47,12 @@ def prefixes(before):
             (va + 1, vb - 1, c + 1, n, last), (va + 1, vb - 1, c + 1, n + 1, c + 1)]
 
 
+ARMED = [False]  # an alarm arriving after its round (a stalled machine) is not a round's interrupt
+
+
 def on_alarm(signum, frame):
-    os.kill(os.getpid(), signal.SIGINT)  # the real SIGINT path, as from Jupyter
+    if ARMED[0]:
+        os.kill(os.getpid(), signal.SIGINT)  # the real SIGINT path, as from Jupyter
 
 
 a, b, st, log = np.zeros(N), np.zeros(N), State(), []
@@ -66,6 +70,7 @@ for r in range(ROUNDS):
     before = observe(a, b, st, log)
     returned = False
     try:
+        ARMED[0] = True
         signal.setitimer(signal.ITIMER_REAL, max(1e-6, rng.uniform(0.0, 1.5 * per_call)))
         step(a, b, st, log)
         returned = True
@@ -78,6 +83,8 @@ for r in range(ROUNDS):
             after += 1
         else:
             inside += 1
+    ARMED[0] = False
+    signal.setitimer(signal.ITIMER_REAL, 0)
     state = observe(a, b, st, log)
     allowed = prefixes(before)[-1:] if returned else prefixes(before)
     if state not in allowed:
