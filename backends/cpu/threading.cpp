@@ -1,6 +1,5 @@
 #include "backends/cpu/threading.hpp"
 
-#include <algorithm>
 #include <cstdlib>
 #include <sched.h>
 
@@ -29,14 +28,4 @@ namespace specula::backends::cpu
         return budget;
     }
 
-    int onednn_threads()
-    {
-        static const int threads = []
-        {
-            const char* env = std::getenv("SPECULA_ONEDNN_THREADS");
-            const int n = env != nullptr ? std::atoi(env) : 0;
-            return n > 0 ? std::min(n, thread_budget()) : 1;
-        }();
-        return threads;
-    }
 } // namespace specula::backends::cpu

@@ -19,23 +19,56 @@ namespace specula::backends::cpu::onednn
         return e;
     }
 
-    std::shared_ptr<dnnl::primitive> cached_primitive(const std::string& key, int threads,
+    dnnl::primitive_attr kernel_attr()
+    {
+        dnnl::primitive_attr attr;
+        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        return attr;
+    }
+
+    dnnl::memory scratchpad_of(const dnnl::primitive& prim)
+    {
+        const dnnl_memory_desc_t* md =
+            dnnl_primitive_desc_query_md(prim.get_primitive_desc(), dnnl_query_scratchpad_md, 0);
+        if (md == nullptr)
+        {
+            return dnnl::memory();
+        }
+        const dnnl::memory::desc desc(*md);
+        if (desc.get_size() == 0)
+        {
+            return dnnl::memory();
+        }
+        return dnnl::memory(desc, host_engine()); // oneDNN allocates it, once
+    }
+
+    std::shared_ptr<dnnl::primitive> cached_primitive(const std::string& key,
                                                       const std::function<dnnl::primitive()>& make)
     {
         static std::mutex mutex;
         static std::map<std::string, std::shared_ptr<dnnl::primitive>> cache;
-        const std::string full = key + " threads " + std::to_string(threads);
         std::lock_guard<std::mutex> lock(mutex);
-        auto it = cache.find(full);
+        auto it = cache.find(key);
         if (it != cache.end())
         {
             return it->second;
         }
-        omp_set_num_threads(threads);
+        omp_set_num_threads(1);
         auto made = std::make_shared<dnnl::primitive>(make());
         g_created.fetch_add(1, std::memory_order_relaxed);
-        cache.emplace(full, made);
+        cache.emplace(key, made);
         return made;
+    }
+
+    void run_single_threaded(const dnnl::primitive& prim, dnnl::stream& stream,
+                             const std::vector<dnnl_exec_arg_t>& args)
+    {
+        // The team size is the calling thread's OpenMP setting.
+        omp_set_num_threads(1);
+        dnnl::error::wrap_c_api(dnnl_primitive_execute(prim.get(), stream.get(),
+                                                       static_cast<int>(args.size()), args.data()),
+                                "could not execute a primitive");
+        stream.wait();
     }
 
     std::int64_t primitives_created()

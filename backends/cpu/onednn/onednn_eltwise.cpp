@@ -419,7 +419,7 @@ namespace specula::backends::cpu::onednn
                     ops.append_eltwise(1.f, s.alg, s.alpha, s.beta);
                 }
             }
-            dnnl::primitive_attr attr;
+            dnnl::primitive_attr attr = kernel_attr();
             attr.set_post_ops(ops);
             const dnnl::memory::desc& dst = mds.back();
             if (head.binary)

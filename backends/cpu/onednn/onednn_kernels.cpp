@@ -28,7 +28,7 @@ namespace specula::backends::cpu
         }
         if (n.code == ir::op::MATMUL)
         {
-            return onednn::make_matmul_node(g, n);
+            return onednn::make_matmul_node(g, n, ctx);
         }
         if (ir::has(n.code, ir::prop::REDUCTION))
         {
@@ -66,7 +66,7 @@ namespace specula::backends::cpu
         }
         if (fg.members.front()->code == ir::op::MATMUL)
         {
-            return onednn::make_matmul_group(g, fg);
+            return onednn::make_matmul_group(g, fg, ctx);
         }
         if (onednn::is_softmax(g, fg))
         {

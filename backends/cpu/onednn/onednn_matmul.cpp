@@ -2,15 +2,12 @@
 
 #include "backends/cpu/onednn/onednn_context.hpp"
 #include "backends/cpu/onednn/onednn_graph_util.hpp"
-#include "backends/cpu/threading.hpp"
+#include "backends/cpu/onednn/onednn_plan.hpp"
 
 #include "ir/passes/fuse_elementwise.hpp"
 
-#include <omp.h>
-
-#include <cstring>
+#include <algorithm>
 #include <optional>
-#include <unordered_map>
 
 namespace specula::backends::cpu::onednn
 {
@@ -25,12 +22,16 @@ namespace specula::backends::cpu::onednn
                    (s.bias ? " bias" : "") + " act" + std::to_string(static_cast<int>(s.act));
         }
 
-        dnnl::primitive build(const matmul_spec& s)
+        dnnl::memory::desc desc2(std::int64_t r, std::int64_t c, dnnl::memory::data_type t)
         {
-            const dnnl::engine& eng = host_engine();
-            const dnnl::memory::desc a_md({s.m, s.k}, s.elem, tag::ab);
-            const dnnl::memory::desc w_md({s.k, s.n}, s.elem, tag::ab);
-            const dnnl::memory::desc c_md({s.m, s.n}, s.elem, tag::ab);
+            return dnnl::memory::desc({r, c}, t, tag::ab);
+        }
+
+        // The primitive of `s` over the given operand descriptors (rows may
+        // be a lane's share of s.m): bias row and tanh as post-ops.
+        dnnl::primitive build(const matmul_spec& s, const dnnl::memory::desc& a_md,
+                              const dnnl::memory::desc& w_md, const dnnl::memory::desc& c_md)
+        {
             dnnl::post_ops ops;
             // ReLU is not a post-op: oneDNN's relu (vmaxps) turns NaN into 0
             // where np.maximum(y, 0) keeps it; the kernel applies it after.
@@ -38,13 +39,11 @@ namespace specula::backends::cpu::onednn
             {
                 ops.append_eltwise(1.f, dnnl::algorithm::eltwise_tanh, 0.f, 0.f);
             }
-            dnnl::primitive_attr attr;
+            dnnl::primitive_attr attr = kernel_attr();
             attr.set_post_ops(ops);
-            const auto desc =
-                s.bias ? dnnl::matmul::desc(a_md, w_md,
-                                            dnnl::memory::desc({1, s.n}, s.elem, tag::ab), c_md)
-                       : dnnl::matmul::desc(a_md, w_md, c_md);
-            return dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, eng));
+            const auto desc = s.bias ? dnnl::matmul::desc(a_md, w_md, desc2(1, s.n, s.elem), c_md)
+                                     : dnnl::matmul::desc(a_md, w_md, c_md);
+            return dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, host_engine()));
         }
 
         // A [rows, cols] float32 operand of the product, or nothing.
@@ -125,93 +124,52 @@ namespace specula::backends::cpu::onednn
             }
         }
 
-        class matmul_kernel final : public kernel
+        // The product as a plan over our pool's lanes: each lane multiplies
+        // its rows of A by the whole W with a single-threaded primitive (no
+        // OpenMP team: threading.hpp), ReLU applied to its rows after.
+        call_plan plan_of(const matmul_spec& s)
         {
-        public:
-            matmul_kernel(const matmul_spec& s, std::shared_ptr<dnnl::primitive> prim)
-                : m_spec(s), m_prim(std::move(prim)), m_stream(host_engine())
+            call_plan plan;
+            plan.what = key_of(s);
+            plan.operands.push_back({DNNL_ARG_SRC, 0, false, {s.m, s.k}});
+            plan.operands.push_back({DNNL_ARG_WEIGHTS, 1, false, {s.k, s.n}, false, false, true});
+            if (s.bias)
             {
-                const dnnl::engine& eng = host_engine();
-                auto md = [&](std::int64_t r, std::int64_t c) {
-                    return dnnl::memory::desc({r, c}, s.elem, tag::ab);
+                plan.operands.push_back({DNNL_ARG_BIAS, 2, false, {1, s.n}, false, false, true});
+            }
+            plan.operands.push_back({DNNL_ARG_DST, 0, true, {s.m, s.n}});
+            plan.make = [s](const std::vector<dnnl::memory::desc>& mds)
+            { return build(s, mds.front(), mds[1], mds.back()); };
+            if (s.act == activation::relu)
+            {
+                const std::int64_t n = s.n;
+                plan.after = [n](const kernel_io& io, std::int64_t r0, std::int64_t r1) {
+                    relu_like_numpy(reinterpret_cast<float*>(io.out(0).data()) + r0 * n,
+                                    (r1 - r0) * n);
                 };
-                m_args[DNNL_ARG_SRC] = dnnl::memory(md(s.m, s.k), eng, DNNL_MEMORY_NONE);
-                m_args[DNNL_ARG_WEIGHTS] = dnnl::memory(md(s.k, s.n), eng, DNNL_MEMORY_NONE);
-                m_args[DNNL_ARG_DST] = dnnl::memory(md(s.m, s.n), eng, DNNL_MEMORY_NONE);
-                if (s.bias)
-                {
-                    m_args[DNNL_ARG_BIAS] = dnnl::memory(md(1, s.n), eng, DNNL_MEMORY_NONE);
-                }
             }
+            return plan;
+        }
 
-        private:
-            // A C-contiguous view of `b`: its own bytes, or a copy in `scratch`
-            // (made only when the caller passed a strided array).
-            static void* contiguous(const buffer& b, std::vector<float>& scratch)
-            {
-                if (b.is_contiguous())
-                {
-                    return b.data();
-                }
-                scratch.resize(static_cast<std::size_t>(b.size()));
-                const auto& shape = b.shape();
-                const auto& strides = b.strides();
-                const std::int64_t cols = shape.empty() ? 1 : shape.back();
-                const std::int64_t rows = cols == 0 ? 0 : b.size() / cols;
-                const std::int64_t row_step = shape.size() == 2 ? strides[0] : 0;
-                const std::int64_t col_step = shape.empty() ? 0 : strides.back();
-                for (std::int64_t i = 0; i < rows; ++i)
-                {
-                    for (std::int64_t j = 0; j < cols; ++j)
-                    {
-                        std::memcpy(&scratch[static_cast<std::size_t>(i * cols + j)],
-                                    b.data() + i * row_step + j * col_step, sizeof(float));
-                    }
-                }
-                return scratch.data();
-            }
-
-            status run_impl(const kernel_io& io) const override
-            {
-                try
-                {
-                    m_args.at(DNNL_ARG_SRC).set_data_handle(contiguous(io.in(0), m_copies[0]));
-                    m_args.at(DNNL_ARG_WEIGHTS).set_data_handle(contiguous(io.in(1), m_copies[1]));
-                    if (m_spec.bias)
-                    {
-                        m_args.at(DNNL_ARG_BIAS).set_data_handle(contiguous(io.in(2), m_copies[2]));
-                    }
-                    m_args.at(DNNL_ARG_DST).set_data_handle(io.out(0).data());
-                    // The team size is the calling thread's OpenMP setting.
-                    omp_set_num_threads(onednn_threads());
-                    m_prim->execute(m_stream, m_args);
-                    m_stream.wait();
-                    if (m_spec.act == activation::relu)
-                    {
-                        relu_like_numpy(reinterpret_cast<float*>(io.out(0).data()),
-                                        m_spec.m * m_spec.n);
-                    }
-                }
-                catch (const dnnl::error& e)
-                {
-                    return status::runtime(std::string("oneDNN matmul: ") + e.what());
-                }
-                return status::ok();
-            }
-
-            matmul_spec m_spec;
-            std::shared_ptr<dnnl::primitive> m_prim;
-            mutable dnnl::stream m_stream;
-            mutable std::unordered_map<int, dnnl::memory> m_args;
-            mutable std::vector<float> m_copies[3];
-        };
+        // Lanes split the rows once a lane's share is worth a wake-up:
+        // about min_split_work multiply-adds in all.
+        std::int64_t split_min_outputs(const matmul_spec& s)
+        {
+            return std::max<std::int64_t>(1, min_split_work / std::max<std::int64_t>(s.k, 1));
+        }
     } // namespace
 
     result<std::shared_ptr<dnnl::primitive>> matmul_primitive(const matmul_spec& spec)
     {
         try
         {
-            return cached_primitive(key_of(spec), onednn_threads(), [&] { return build(spec); });
+            return cached_primitive(key_of(spec),
+                                    [&]
+                                    {
+                                        return build(spec, desc2(spec.m, spec.k, spec.elem),
+                                                     desc2(spec.k, spec.n, spec.elem),
+                                                     desc2(spec.m, spec.n, spec.elem));
+                                    });
         }
         catch (const dnnl::error& e)
         {
@@ -261,7 +219,8 @@ namespace specula::backends::cpu::onednn
         return found;
     }
 
-    result<group_kernel> make_matmul_group(const ir::graph& g, const fused_group& fg)
+    result<group_kernel> make_matmul_group(const ir::graph& g, const fused_group& fg,
+                                           const kernel_context& ctx)
     {
         auto spec = spec_of_matmul(g, *fg.members.front());
         if (!spec || fg.members.size() < 2)
@@ -275,29 +234,25 @@ namespace specula::backends::cpu::onednn
         {
             spec->act = fg.members[2]->code == ir::op::TANH ? activation::tanh : activation::relu;
         }
-        auto prim = matmul_primitive(*spec);
-        if (!prim)
+        auto k = make_plan_kernel(plan_of(*spec), ctx.pool, split_min_outputs(*spec));
+        if (!k)
         {
-            return prim.error();
+            return k.error();
         }
         group_kernel gk;
         gk.m_inputs = {mm.inputs[0], mm.inputs[1], other_operand(add, mm.outputs[0])};
-        gk.m_kernel = std::make_unique<matmul_kernel>(*spec, std::move(prim.value()));
+        gk.m_kernel = std::move(k.value());
         return gk;
     }
 
-    result<std::unique_ptr<kernel>> make_matmul_node(const ir::graph& g, const ir::node& n)
+    result<std::unique_ptr<kernel>> make_matmul_node(const ir::graph& g, const ir::node& n,
+                                                     const kernel_context& ctx)
     {
         auto spec = spec_of_matmul(g, n);
         if (!spec)
         {
             return status::unimplemented("not a large float32 matmul");
         }
-        auto prim = matmul_primitive(*spec);
-        if (!prim)
-        {
-            return prim.error();
-        }
-        return std::unique_ptr<kernel>(new matmul_kernel(*spec, std::move(prim.value())));
+        return make_plan_kernel(plan_of(*spec), ctx.pool, split_min_outputs(*spec));
     }
 } // namespace specula::backends::cpu::onednn

@@ -27,14 +27,21 @@ namespace specula::backends::cpu::onednn
     // Below this many multiply-adds oneDNN's per-call cost outweighs its speed:
     // the product stays on the exact path (OpenBLAS as NumPy calls it).
     inline constexpr std::int64_t min_matmul_work = std::int64_t(64) * 64 * 64;
+    // From this many multiply-adds the rows are split over the pool's lanes
+    // (each lane's share then takes some 5 us or more on one core).
+    inline constexpr std::int64_t min_split_work = std::int64_t(1) << 20;
 
-    // The cached primitive for `spec`, built on first use; "unimplemented"
-    // when oneDNN has no implementation (never throws).
+    // The cached (single-threaded) primitive for all of `spec`, built on
+    // first use; "unimplemented" when oneDNN has no implementation (never
+    // throws).
     result<std::shared_ptr<dnnl::primitive>> matmul_primitive(const matmul_spec& spec);
 
     // matmul -> add bias -> relu/tanh chains (float32, 2-D, static shapes).
     std::vector<fused_group> matmul_patterns(const ir::graph& g);
-    result<group_kernel> make_matmul_group(const ir::graph& g, const fused_group& fg);
+    // Both run on ctx.pool's lanes, one single-threaded primitive per lane.
+    result<group_kernel> make_matmul_group(const ir::graph& g, const fused_group& fg,
+                                           const kernel_context& ctx);
     // A lone float32 matmul.
-    result<std::unique_ptr<kernel>> make_matmul_node(const ir::graph& g, const ir::node& n);
+    result<std::unique_ptr<kernel>> make_matmul_node(const ir::graph& g, const ir::node& n,
+                                                     const kernel_context& ctx);
 } // namespace specula::backends::cpu::onednn

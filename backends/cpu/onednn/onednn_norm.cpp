@@ -256,12 +256,12 @@ namespace specula::backends::cpu::onednn
                 return dnnl::primitive(dnnl::batch_normalization_forward(
                     jit_only(dnnl::batch_normalization_forward::primitive_desc(
                         dnnl::batch_normalization_forward::desc(kind, mds[0], eps, flags),
-                        host_engine()))));
+                        kernel_attr(), host_engine()))));
             }
             return dnnl::primitive(dnnl::layer_normalization_forward(
                 jit_only(dnnl::layer_normalization_forward::primitive_desc(
                     dnnl::layer_normalization_forward::desc(kind, mds[0], eps, flags),
-                    host_engine()))));
+                    kernel_attr(), host_engine()))));
         };
         auto k = make_plan_kernel(std::move(plan), ctx.pool, parallel_min_elements);
         if (!k)

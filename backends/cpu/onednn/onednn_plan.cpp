@@ -2,10 +2,7 @@
 
 #include "backends/cpu/onednn/onednn_context.hpp"
 
-#include <omp.h>
-
 #include <atomic>
-#include <unordered_map>
 
 namespace specula::backends::cpu::onednn
 {
@@ -43,7 +40,11 @@ namespace specula::backends::cpu::onednn
             std::shared_ptr<dnnl::primitive> prim;
             std::int64_t r0 = 0, r1 = 0;       // the lane's rows
             std::vector<std::int64_t> offsets; // per operand
-            std::unordered_map<int, dnnl::memory> args;
+            // The memories bound to the call, per operand, then the
+            // scratchpad when the primitive needs one; `args` is the C API's
+            // view of them (kept: execute() must not build one per run).
+            std::vector<dnnl::memory> memories;
+            std::vector<dnnl_exec_arg_t> args;
             std::vector<std::vector<float>> scratch; // operand::scratch memories
         };
 
@@ -77,18 +78,15 @@ namespace specula::backends::cpu::onednn
                         }
                         if (o.one)
                         {
-                            c.args.at(o.arg).set_data_handle(&g_one);
+                            c.memories[i].set_data_handle(&g_one);
                             continue;
                         }
                         std::byte* base = o.output ? io.out(o.index).data() : io.in(o.index).data();
-                        c.args.at(o.arg).set_data_handle(
+                        c.memories[i].set_data_handle(
                             base + c.offsets[i] * static_cast<std::int64_t>(sizeof(float)));
                     }
-                    // The team size is the calling thread's OpenMP setting: one
-                    // thread per lane, the lanes are the parallelism.
-                    omp_set_num_threads(1);
-                    c.prim->execute(m_streams[lane], c.args);
-                    m_streams[lane].wait();
+                    // One thread per lane: the lanes are the parallelism.
+                    run_single_threaded(*c.prim, m_streams[lane], c.args);
                     if (m_after)
                     {
                         m_after(io, c.r0, c.r1);
@@ -183,7 +181,9 @@ namespace specula::backends::cpu::onednn
                 key += " " + dims_key(d);
                 mds.push_back(f32_desc(d));
             }
-            c.prim = cached_primitive(key, 1, [&] { return plan.make(mds); });
+            c.prim = cached_primitive(key, [&] { return plan.make(mds); });
+            // Reserved up front: `args` points into the memories' handles.
+            c.scratch.reserve(mds.size());
             for (std::size_t i = 0; i < mds.size(); ++i)
             {
                 void* handle = DNNL_MEMORY_NONE;
@@ -192,7 +192,13 @@ namespace specula::backends::cpu::onednn
                     c.scratch.emplace_back(mds[i].get_size() / sizeof(float) + 1);
                     handle = c.scratch.back().data();
                 }
-                c.args[plan.operands[i].arg] = dnnl::memory(mds[i], host_engine(), handle);
+                c.memories.emplace_back(mds[i], host_engine(), handle);
+                c.args.push_back({plan.operands[i].arg, c.memories.back().get()});
+            }
+            if (dnnl::memory pad = scratchpad_of(*c.prim))
+            {
+                c.memories.push_back(pad);
+                c.args.push_back({DNNL_ARG_SCRATCHPAD, pad.get()});
             }
             return c;
         }

@@ -68,7 +68,8 @@ namespace specula::backends::cpu::onednn
         plan.make = [alg](const std::vector<dnnl::memory::desc>& mds)
         {
             return dnnl::primitive(dnnl::reduction(jit_only(dnnl::reduction::primitive_desc(
-                dnnl::reduction::desc(alg, mds[0], mds[1], 0.f, 0.f), host_engine()))));
+                dnnl::reduction::desc(alg, mds[0], mds[1], 0.f, 0.f), kernel_attr(),
+                host_engine()))));
         };
         return plan;
     }

@@ -143,7 +143,7 @@ namespace specula::backends::cpu::onednn
             return dnnl::primitive(
                 dnnl::softmax_forward(jit_only(dnnl::softmax_forward::primitive_desc(
                     dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, mds[0], 1),
-                    host_engine()))));
+                    kernel_attr(), host_engine()))));
         };
         plan.after = [cols](const kernel_io& io, std::int64_t r0, std::int64_t r1)
         { fix_non_finite_rows(io, cols, r0, r1); };
