@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cfenv>
+#include <pthread.h>
+#include <string>
 
 namespace specula::backends::cpu
 {
@@ -91,6 +93,10 @@ namespace specula::backends::cpu
 
     void thread_pool::worker(int lane)
     {
+        // Named so /proc/<pid>/task/*/comm tells our lanes from OpenBLAS's and
+        // OpenMP's workers (the thread census and the budget's tests).
+        const std::string name = "specula-lane" + std::to_string(lane);
+        pthread_setname_np(pthread_self(), name.c_str());
         std::uint64_t seen = 0;
         std::unique_lock<std::mutex> lock(m_mutex);
         for (;;)
