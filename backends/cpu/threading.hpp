@@ -1,8 +1,13 @@
 #pragma once
 
-// One thread budget for the process. Specula's pool, oneDNN's OpenMP team and
-// OpenBLAS all size themselves from it, and since the executor runs one op at
-// a time only one of them runs a parallel region at any moment.
+// One thread budget for the process: at most thread_budget() threads compute.
+// Specula's pool has that many lanes; oneDNN never starts an OpenMP team (each
+// primitive runs single-threaded on the lane calling it, onednn_context.hpp);
+// OpenBLAS keeps NumPy's thread count (it decides the bits of a product), and
+// the executor runs one op at a time, so its workers and our lanes never
+// compute at once. What is left, OpenBLAS's idle spinning after a call, is
+// cut short by OPENBLAS_THREAD_TIMEOUT (engine/python/specula/__init__.py,
+// the kernelspec). Measurements: backends/cpu/README.md, Threading.
 
 namespace specula::backends::cpu
 {

@@ -3,6 +3,17 @@
 Inside the Specula kernel this reaches the kernel's own engine (the builtin
 module ``_specula_engine``); elsewhere it loads the extension ``specula._engine``.
 """
+import os
+
+# OpenBLAS's idle workers spin (sched_yield) for 2^28 cycles (~0.1 s here)
+# after each threaded call, next to our lanes; 2^18 (~0.1 ms) keeps them hot
+# across back-to-back calls and asleep once a BLAS phase is over. OpenBLAS reads
+# this once when it loads (here, with the extension, unless NumPy loaded it
+# first); it changes only timing, never bits: the thread count, which decides
+# how a product is split, stays NumPy's (backends/cpu/README.md, Threading).
+# Set whatever the engine mode, so engine off and on time alike.
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "18")
+
 try:
     import _specula_engine as _engine
 except ImportError:

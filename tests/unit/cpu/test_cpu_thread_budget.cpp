@@ -1,0 +1,215 @@
+// One thread budget for the process, checked from /proc: a graph mixing an
+// OpenBLAS product (threaded: NumPy's thread count), oneDNN matmuls (fast
+// mode) and fused elementwise work split over our pool's two lanes runs many
+// times, and the CPU time (schedstat) of every thread of the process is
+// attributed: our lanes (the calling thread and the specula-lane workers),
+// the threads that existed before the backend was used (OpenBLAS's workers,
+// started when the library loads), and threads started since. The budget
+// holds when no thread but our lanes was started to compute (an OpenMP team of
+// oneDNN would be one) and OpenBLAS's worker takes little more than its share
+// of the products. CPU times, not wall-clock times: the machine may be shared.
+// (Thread states are no measure here: on a loaded machine a lane waiting for a
+// core is as "runnable" as one computing.)
+//
+// OpenBLAS's idle workers spin in sched_yield after a threaded call for
+// OPENBLAS_THREAD_TIMEOUT (2^28 cycles, ~0.1 s, by default; read when the
+// library loads): CTest runs this binary with the timeout Specula sets
+// (18: ~0.1 ms, engine/python/specula/__init__.py and the kernelspec). Run
+// without it, the worker keeps spinning after each run's product and, on a
+// loaded machine, usually takes several times its share.
+
+#include "backends/cpu/cpu_backend.hpp"
+#include "cpu_test_support.hpp"
+#include "ir/builder.hpp"
+#include "ir/passes/fuse_elementwise.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <dirent.h>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace
+{
+    using namespace specula;
+    using namespace specula::backends;
+
+    struct thread_sample
+    {
+        std::string name;
+        long long cpu_ns = 0;
+    };
+
+    std::map<int, thread_sample> threads_now()
+    {
+        std::map<int, thread_sample> out;
+        DIR* dir = opendir("/proc/self/task");
+        if (dir == nullptr)
+        {
+            return out;
+        }
+        while (dirent* e = readdir(dir))
+        {
+            const int tid = std::atoi(e->d_name);
+            if (tid <= 0)
+            {
+                continue;
+            }
+            const std::string base = std::string("/proc/self/task/") + e->d_name;
+            thread_sample s;
+            std::ifstream(base + "/comm") >> s.name;
+            std::ifstream(base + "/schedstat") >> s.cpu_ns; // first field: ns on a CPU
+            out[tid] = s;
+        }
+        closedir(dir);
+        return out;
+    }
+
+    int gettid_now()
+    {
+        return static_cast<int>(syscall(SYS_gettid));
+    }
+
+    buffer random_buffer(ir::dtype t, std::vector<std::int64_t> shape, unsigned seed)
+    {
+        auto b = buffer::allocate(t, std::move(shape));
+        std::mt19937 rng(seed);
+        std::uniform_real_distribution<double> dist(-1.0, 1.0);
+        for (std::int64_t i = 0; i < b->size(); ++i)
+        {
+            if (t == ir::dtype::float32)
+            {
+                reinterpret_cast<float*>(b->data())[i] = static_cast<float>(dist(rng));
+            }
+            else
+            {
+                reinterpret_cast<double*>(b->data())[i] = dist(rng);
+            }
+        }
+        return b.value();
+    }
+
+    // mm_k == mm_cols: the second product multiplies h by the same v.
+    constexpr std::int64_t blas_n = 128, mm_rows = 256, mm_k = 512, mm_cols = 512;
+    constexpr std::int64_t ew_n = std::int64_t(1) << 21;
+
+    // p = x @ w (float64: OpenBLAS dgemm), h = relu(a @ v + b) twice (float32,
+    // fast: oneDNN matmul over the lanes), f = tanh(e*e + exp(-e)) - e over
+    // 2M float64 elements (one fused group over the lanes).
+    std::unique_ptr<executable> compile_mixed(ir::module& m)
+    {
+        ir::graph& g = m.add_graph("main");
+        ir::builder b(g);
+        auto x = b.input({ir::dtype::float64, ir::shape{blas_n, blas_n}}, "x");
+        auto w = b.input({ir::dtype::float64, ir::shape{blas_n, blas_n}}, "w");
+        auto a = b.input({ir::dtype::float32, ir::shape{mm_rows, mm_k}}, "a");
+        auto v = b.input({ir::dtype::float32, ir::shape{mm_k, mm_cols}}, "v");
+        auto bias = b.input({ir::dtype::float32, ir::shape{mm_cols}}, "b");
+        auto e = b.input({ir::dtype::float64, ir::shape{ew_n}}, "e");
+        auto zero = b.constant(ir::scalar::of_float(ir::dtype::float32, 0.0));
+        auto h = b.binary(ir::op::MAXIMUM, b.binary(ir::op::ADD, b.matmul(a, v), bias), zero);
+        auto h2 = b.binary(ir::op::MAXIMUM, b.binary(ir::op::ADD, b.matmul(h, v), bias), zero);
+        auto f =
+            b.binary(ir::op::SUB,
+                     b.unary(ir::op::TANH, b.binary(ir::op::ADD, b.binary(ir::op::MUL, e, e),
+                                                    b.unary(ir::op::EXP, b.unary(ir::op::NEG, e)))),
+                     e);
+        b.output(b.matmul(x, w), "p");
+        b.output(h2, "h");
+        b.output(f, "f");
+        EXPECT_TRUE(b.ok()) << b.state().message();
+        ir::fuse_elementwise(g);
+        cpu::cpu_options opts;
+        opts.numpy_loops = cpu::testing::numpy_table();
+        opts.threads = 2;
+        cpu::cpu_backend be(opts);
+        target t;
+        t.exact = false;
+        auto exe = be.compile(g, t);
+        EXPECT_TRUE(exe) << (exe ? "" : exe.error().to_string());
+        return exe ? std::move(exe.value()) : nullptr;
+    }
+} // namespace
+
+TEST(cpu_thread_budget, only_our_lanes_compute_next_to_openblas_and_onednn)
+{
+    const int self = gettid_now();
+    std::set<int> before;
+    for (const auto& [tid, s] : threads_now())
+    {
+        before.insert(tid);
+    }
+    ir::module m;
+    auto exe = compile_mixed(m);
+    ASSERT_NE(exe, nullptr);
+    const std::vector<buffer> inputs = {random_buffer(ir::dtype::float64, {blas_n, blas_n}, 1),
+                                        random_buffer(ir::dtype::float64, {blas_n, blas_n}, 2),
+                                        random_buffer(ir::dtype::float32, {mm_rows, mm_k}, 3),
+                                        random_buffer(ir::dtype::float32, {mm_k, mm_cols}, 4),
+                                        random_buffer(ir::dtype::float32, {mm_cols}, 5),
+                                        random_buffer(ir::dtype::float64, {ew_n}, 6)};
+    ASSERT_TRUE(exe->run(inputs).state); // starts the lanes (and any other pool)
+    const auto start = threads_now();
+    for (int run = 0; run < 30; ++run)
+    {
+        ASSERT_TRUE(exe->run(inputs).state);
+    }
+    const auto end = threads_now();
+
+    long long lanes = 0, preexisting = 0, started = 0;
+    std::ostringstream who;
+    for (const auto& [tid, s] : end)
+    {
+        auto it = start.find(tid);
+        const long long used = s.cpu_ns - (it == start.end() ? 0 : it->second.cpu_ns);
+        who << tid << " " << s.name << " " << used / 1000 << " us; ";
+        if (tid == self || s.name.rfind("specula-lane", 0) == 0)
+        {
+            lanes += used;
+        }
+        else if (before.count(tid) != 0)
+        {
+            preexisting += used;
+        }
+        else
+        {
+            started += used;
+        }
+    }
+    std::printf("CPU over 30 runs: lanes %lld us, threads from before %lld us, started since "
+                "%lld us\n  %s\n",
+                lanes / 1000, preexisting / 1000, started / 1000, who.str().c_str());
+    ASSERT_GT(lanes, 0) << who.str();
+    // The pool's second lane did take part (else there is nothing to check).
+    bool lane_worked = false;
+    for (const auto& [tid, s] : end)
+    {
+        auto it = start.find(tid);
+        lane_worked |= s.name.rfind("specula-lane", 0) == 0 && it != start.end() &&
+                       s.cpu_ns > it->second.cpu_ns;
+    }
+    EXPECT_TRUE(lane_worked) << who.str();
+    // One worker besides the caller: a thread started by a lane inherits its
+    // name, so an OpenMP team of a lane's primitive would show up here too.
+    int lane_threads = 0;
+    for (const auto& [tid, s] : end)
+    {
+        lane_threads += s.name.rfind("specula-lane", 0) == 0;
+    }
+    EXPECT_EQ(lane_threads, 1) << who.str();
+    // No compute thread but ours was started (no OpenMP team).
+    EXPECT_LE(started, lanes / 100) << who.str();
+    // OpenBLAS's worker: its half of each product (about 1% of the lanes'
+    // time at these sizes) plus what it spins until it sleeps. Spinning it
+    // takes a core's time the lanes or other processes wanted (it yields, but
+    // the scheduler still gives it turns): 0.1 s after each call by default,
+    // 0.1 ms with the timeout Specula sets.
+    EXPECT_LE(preexisting, lanes / 5) << who.str();
+}
