@@ -11,6 +11,22 @@ namespace specula::backends::cpu::onednn
     namespace
     {
         std::atomic<std::int64_t> g_created{0};
+
+        // One OpenMP thread for oneDNN while it builds or runs a primitive,
+        // then the calling thread's own setting again: OpenMP's thread count
+        // is per thread, and other OpenMP users on it (PyTorch in the same
+        // process) keep theirs.
+        class single_openmp_thread
+        {
+        public:
+            single_openmp_thread() : m_saved(omp_get_max_threads()) { omp_set_num_threads(1); }
+            ~single_openmp_thread() { omp_set_num_threads(m_saved); }
+            single_openmp_thread(const single_openmp_thread&) = delete;
+            single_openmp_thread& operator=(const single_openmp_thread&) = delete;
+
+        private:
+            int m_saved;
+        };
     } // namespace
 
     const dnnl::engine& host_engine()
@@ -53,8 +69,11 @@ namespace specula::backends::cpu::onednn
         {
             return it->second;
         }
-        omp_set_num_threads(1);
-        auto made = std::make_shared<dnnl::primitive>(make());
+        std::shared_ptr<dnnl::primitive> made;
+        {
+            single_openmp_thread one;
+            made = std::make_shared<dnnl::primitive>(make());
+        }
         g_created.fetch_add(1, std::memory_order_relaxed);
         cache.emplace(key, made);
         return made;
@@ -64,7 +83,7 @@ namespace specula::backends::cpu::onednn
                              const std::vector<dnnl_exec_arg_t>& args)
     {
         // The team size is the calling thread's OpenMP setting.
-        omp_set_num_threads(1);
+        single_openmp_thread one;
         dnnl::error::wrap_c_api(dnnl_primitive_execute(prim.get(), stream.get(),
                                                        static_cast<int>(args.size()), args.data()),
                                 "could not execute a primitive");

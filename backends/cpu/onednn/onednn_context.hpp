@@ -33,7 +33,8 @@ namespace specula::backends::cpu::onednn
     // (omp_get_max_threads() of the creating thread) and must run with that
     // many (one created for 2 threads and run with 1 took 9-24 ms instead of
     // 0.19 ms, softmax 512x1000), so the calling thread's OpenMP setting is
-    // set to 1 before `make` and before each execute (run_single_threaded).
+    // 1 while `make` runs and during each execute (run_single_threaded), and
+    // its own value again after.
     // `make` may throw dnnl::error (e.g. dnnl_unimplemented): nothing is cached.
     std::shared_ptr<dnnl::primitive> cached_primitive(const std::string& key,
                                                       const std::function<dnnl::primitive()>& make);

@@ -24,6 +24,9 @@
 #include "ir/passes/fuse_elementwise.hpp"
 
 #include <gtest/gtest.h>
+#ifdef SPECULA_HAVE_ONEDNN
+#include <omp.h>
+#endif
 
 #include <cstdio>
 #include <dirent.h>
@@ -213,3 +216,24 @@ TEST(cpu_thread_budget, only_our_lanes_compute_next_to_openblas_and_onednn)
     // 0.1 ms with the timeout Specula sets.
     EXPECT_LE(preexisting, lanes / 5) << who.str();
 }
+
+#ifdef SPECULA_HAVE_ONEDNN
+TEST(cpu_thread_budget, the_calling_threads_openmp_setting_is_kept)
+{
+    // oneDNN runs with one OpenMP thread only while it builds and executes a
+    // primitive: other OpenMP users of the thread (PyTorch) keep their count.
+    omp_set_num_threads(3);
+    ir::module m;
+    auto exe = compile_mixed(m);
+    ASSERT_NE(exe, nullptr);
+    EXPECT_EQ(omp_get_max_threads(), 3);
+    const std::vector<buffer> inputs = {random_buffer(ir::dtype::float64, {blas_n, blas_n}, 1),
+                                        random_buffer(ir::dtype::float64, {blas_n, blas_n}, 2),
+                                        random_buffer(ir::dtype::float32, {mm_rows, mm_k}, 3),
+                                        random_buffer(ir::dtype::float32, {mm_k, mm_cols}, 4),
+                                        random_buffer(ir::dtype::float32, {mm_cols}, 5),
+                                        random_buffer(ir::dtype::float64, {ew_n}, 6)};
+    ASSERT_TRUE(exe->run(inputs).state);
+    EXPECT_EQ(omp_get_max_threads(), 3);
+}
+#endif
