@@ -376,6 +376,15 @@ namespace specula::engine
                 inputs.push_back(backends::buffer::borrow(&floats[k], ir::dtype::float64, {}));
                 continue;
             }
+            if (spec.inputs[k].np_scalar)
+            {
+                // The type guard passed: the scalar's C value fits the 8 bytes
+                // of `ints[k]` (every supported dtype is at most 8 bytes).
+                PyArray_ScalarAsCtype(v, &ints[k]);
+                inputs.push_back(
+                    backends::buffer::borrow(&ints[k], spec.inputs[k].scalar_elem, {}));
+                continue;
+            }
             auto* a = reinterpret_cast<PyArrayObject*>(v);
             std::vector<std::int64_t> shape(PyArray_DIMS(a), PyArray_DIMS(a) + PyArray_NDIM(a));
             std::vector<std::int64_t> strides(PyArray_STRIDES(a),

@@ -74,6 +74,10 @@ namespace specula::engine
         int src = -1;
         bool py_float = false;
         bool py_int = false; // a relaxed Python int, fed as int64
+        // A NumPy scalar (np.float64(...), x.sum() kept from an earlier call),
+        // fed as a 0-d input of `scalar_elem` read out of the scalar object.
+        bool np_scalar = false;
+        ir::dtype scalar_elem = ir::dtype::float64;
         // Recursion over a tree (tree_inputs.hpp): table `tree_table` of the
         // walk, or the node count when `tree_count`.
         int tree_table = -1;

@@ -196,7 +196,10 @@ namespace specula::ir
             }
             if (plain.k == kind::f)
             {
-                return {min_float_type(o.fval), false};
+                // min_scalar_type only looks at types smaller than the value's
+                // own: a float32 scalar near its maximum stays float32.
+                const wide w = min_float_type(o.fval);
+                return {w.size <= plain.size ? w : plain, false};
             }
             const wide w = min_int_type(o.ival, small);
             return {w, small};

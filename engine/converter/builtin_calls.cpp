@@ -145,11 +145,14 @@ namespace specula::engine::converter
         {
             const array_entry& e = m_arrays[static_cast<size_t>(p[0].arr)];
             const ir::value_type& t = type_of(e.value);
-            if (t.dims.rank() == 0 && t.elem == ir::dtype::float64)
-                return new_array(m_builder->cast(e.value, ir::dtype::float64), surface::py_float);
             // Exact below 2**53, which as_float64 makes sure of.
             if (e.surf == surface::py_int)
                 return new_array(as_float64(p[0], node), surface::py_float);
+            // A NumPy scalar or 0-d array: __float__ is the C conversion to
+            // double (exact for float32 and bool, round-to-nearest for int64),
+            // which CAST performs.
+            if (t.dims.rank() == 0)
+                return new_array(m_builder->cast(e.value, ir::dtype::float64), surface::py_float);
         }
         if (name == "abs" && p.size() == 1 && p[0].k == cval::kind::array)
         {

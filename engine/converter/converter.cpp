@@ -177,6 +177,10 @@ namespace specula::engine::converter
                 return r;
             }
         }
+        if (PyArray_IsScalar(object, Generic))
+        {
+            return numpy_scalar_input(src, object);
+        }
         bool value_like = PyLong_CheckExact(object) || PyFloat_CheckExact(object) ||
                           PyBool_Check(object) || PyUnicode_CheckExact(object) || object == Py_None;
         if (value_like)
@@ -205,6 +209,38 @@ namespace specula::engine::converter
         }
         v.k = cval::kind::object;
         return v;
+    }
+
+    // A NumPy scalar is always a graph input, never a specialised value: code
+    // that passes `loss = x.sum()` or `np.float32(lr)` around sees a new object
+    // on every call. Its exact type is guarded (np.float64 is a float subclass,
+    // np.float32 is not; the dtype decides promotion and the result types).
+    cval converter::numpy_scalar_input(int src, PyObject* object)
+    {
+        const std::string& path = m_spec->sources[src].path;
+        PyArray_Descr* descr = PyArray_DescrFromScalar(object); // new reference
+        if (descr == nullptr)
+        {
+            PyErr_Clear();
+            fail("NumPy scalar without a dtype (" + path + ")", py::handle());
+        }
+        const int type_num = descr->type_num;
+        const bool native = PyArray_ISNBO(descr->byteorder);
+        Py_DECREF(descr);
+        auto elem = dtype_of_type_num(type_num);
+        if (!elem || !native)
+        {
+            fail("NumPy scalar of type " + std::string(Py_TYPE(object)->tp_name) + " (" + path +
+                     ")",
+                 py::handle());
+        }
+        m_spec->guards.add(make_type_guard(src, Py_TYPE(object), path));
+        ir::value_id in = hoisted_input({*elem, ir::shape{}}, path);
+        graph_input gi{src, false};
+        gi.np_scalar = true;
+        gi.scalar_elem = *elem;
+        m_spec->inputs.push_back(gi);
+        return new_array(in, surface::np_scalar);
     }
 
     cval converter::array_input(int src, PyObject* array, py::handle node)

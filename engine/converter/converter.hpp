@@ -114,6 +114,13 @@ namespace specula::engine::converter
         other,      // transposed, negative steps, an input that is not C-contiguous...
     };
 
+    // The operand lists to try when some operands' values are known only at
+    // run time (promotion.cpp): a result type is trusted only when NumPy 1.24's
+    // value-based promotion gives the same for every list.
+    std::vector<std::vector<ir::promotion_operand>>
+    promotion_variants(const std::vector<ir::promotion_operand>& known,
+                       const std::vector<std::pair<size_t, ir::promotion_operand>>& unknown);
+
     // The range a relaxed Python int is guarded to: sums and products of a
     // few such values provably stay inside int64.
     inline constexpr std::int64_t relaxed_int_lo = -(std::int64_t{1} << 31);
@@ -356,6 +363,9 @@ namespace specula::engine::converter
         ir::value_type probe_row_type(py::handle fdef);
         ir::value_id tree_table_value(tree_table::kind k, const std::string& field);
         ir::value_id hoisted_input(const ir::value_type& type, const std::string& name);
+        cval numpy_scalar_input(int src, PyObject* object);
+        void refuse_checked_scalar_math(ir::op code, const cval& a, const cval& b, ir::dtype result,
+                                        py::handle node);
         // tree_tables.cpp
         ir::value_id tree_gather(tree_table::kind k, const std::string& field, ir::value_id index);
         ir::value_id tree_int(std::int64_t v);

@@ -215,44 +215,6 @@ namespace specula::engine::converter
         return binary(o->code, a, b, node);
     }
 
-    namespace
-    {
-        // The ways an operand of unknown value could still sway NumPy 1.24's
-        // value-based promotion: a result type is only trusted when every
-        // variant agrees.
-        std::vector<std::vector<ir::promotion_operand>>
-        variants_of(const std::vector<ir::promotion_operand>& known,
-                    const std::vector<std::pair<size_t, ir::promotion_operand>>& unknown)
-        {
-            std::vector<std::vector<ir::promotion_operand>> out;
-            for (int variant = 0; variant < 2; ++variant)
-            {
-                std::vector<ir::promotion_operand> ops = known;
-                for (const auto& [index, op] : unknown)
-                {
-                    ir::promotion_operand v = op;
-                    bool big = variant == 1;
-                    if (op.what == ir::promotion_operand::kind::python_float)
-                    {
-                        v.fval = big ? 1e300 : 0.0;
-                    }
-                    else if (ir::is_float(op.elem))
-                    {
-                        v = ir::promotion_operand::zero_dim_float(op.elem, big ? 1e300 : 0.0);
-                    }
-                    else
-                    {
-                        v = ir::promotion_operand::zero_dim_int(op.elem,
-                                                                big ? (std::int64_t{1} << 62) : 0);
-                    }
-                    ops[index] = v;
-                }
-                out.push_back(ops);
-            }
-            return out;
-        }
-    } // namespace
-
     ir::value_id converter::as_float64(const cval& v, py::handle node)
     {
         if (v.k != cval::kind::array)
@@ -469,7 +431,7 @@ namespace specula::engine::converter
             ops.push_back(p);
         }
         std::optional<ir::dtype> rt;
-        for (const auto& variant : variants_of(ops, unknown))
+        for (const auto& variant : promotion_variants(ops, unknown))
         {
             auto r = ir::result_type(variant);
             if (!r || (rt && *rt != *r))
@@ -478,6 +440,7 @@ namespace specula::engine::converter
             }
             rt = r;
         }
+        refuse_checked_scalar_math(code, a, b, *rt, node);
         ir::value_id va =
             a.k == cval::kind::array ? value_of(a, node) : scalar_constant(a, *rt, node);
         ir::value_id vb =
