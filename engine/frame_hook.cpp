@@ -68,6 +68,7 @@ namespace specula::engine::frame_hook
                     m_stop = false;
                     m_thread = std::thread([this] { loop(); });
                 }
+                m_wake.notify_all(); // the hook just parked: start counting a period
             }
 
             // Requires the GIL, which it releases while the thread ends (the
@@ -94,6 +95,13 @@ namespace specula::engine::frame_hook
                 std::unique_lock<std::mutex> lock(m_mutex);
                 while (!m_stop)
                 {
+                    // Asleep while the hook is installed: the thread only
+                    // wakes for a parked hook, once per period.
+                    if (!g_parked)
+                    {
+                        m_wake.wait(lock, [this] { return m_stop || g_parked; });
+                        continue;
+                    }
                     m_wake.wait_for(lock, m_period, [this] { return m_stop; });
                     if (m_stop || !g_parked)
                     {
