@@ -50,6 +50,33 @@ namespace specula::backends
         {
             bytes *= d;
         }
+        if (status st = claim_slot(b, v, bytes, in_place_of); !st)
+        {
+            return st;
+        }
+        out.set_arena_view(m_slots[static_cast<std::size_t>(b)].block, elem,
+                           layout_of(v, elem, shape));
+        return status::ok();
+    }
+
+    status arena::acquire_static(buffer& out, ir::value_id v, ir::dtype elem, std::int64_t bytes,
+                                 const layout_ref& layout, ir::value_id in_place_of)
+    {
+        const int b = p_plan != nullptr ? p_plan->buffer_of[v] : -1;
+        if (b < 0)
+        {
+            return acquire_into(out, v, elem, layout->shape, in_place_of);
+        }
+        if (status st = claim_slot(b, v, bytes, in_place_of); !st)
+        {
+            return st;
+        }
+        out.set_arena_view(m_slots[static_cast<std::size_t>(b)].block, elem, layout);
+        return status::ok();
+    }
+
+    status arena::claim_slot(int b, ir::value_id v, std::int64_t bytes, ir::value_id in_place_of)
+    {
         slot& s = m_slots[static_cast<std::size_t>(b)];
         // The previous holder is dead by the plan; dropping its view leaves
         // only holders the plan cannot see (aliases, callers) in use_count().
@@ -85,7 +112,6 @@ namespace specula::backends
             }
         }
         s.holder = v;
-        out.set_arena_view(s.block, elem, layout_of(v, elem, shape));
         return status::ok();
     }
 

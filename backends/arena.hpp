@@ -38,6 +38,11 @@ namespace specula::backends
                             const std::vector<std::int64_t>& shape,
                             ir::value_id in_place_of = ir::no_id);
 
+        // The same for a statically shaped value: `layout` (C order, made by
+        // buffer::c_layout) and its size in `bytes` are the compiled node's.
+        status acquire_static(buffer& out, ir::value_id v, ir::dtype elem, std::int64_t bytes,
+                              const layout_ref& layout, ir::value_id in_place_of);
+
         // A C-contiguous copy of `src` (value `v`) for a kernel that cannot
         // read its layout, written to staged[i] (a view of staging block i,
         // kept across runs). ensure_staging(n) first, once per node, so the
@@ -68,6 +73,10 @@ namespace specula::backends
             buffer block;                    // uint8 bytes, capacity = size()
             ir::value_id holder = ir::no_id; // the value last written into it
         };
+
+        // Points out's slot (plan buffer b) at a block of at least `bytes`
+        // nobody else holds, for value v.
+        status claim_slot(int b, ir::value_id v, std::int64_t bytes, ir::value_id in_place_of);
 
         // A value's layout is made once and reused run after run.
         const layout_ref& layout_of(ir::value_id v, ir::dtype elem,

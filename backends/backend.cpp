@@ -118,6 +118,7 @@ namespace specula::backends
                 {
                     plan(g, cg);
                 }
+                resolve_run_layouts(cg);
                 return &cg;
             }
 

@@ -252,21 +252,6 @@ namespace specula::backends
         return b;
     }
 
-    std::int64_t buffer::size() const
-    {
-        std::int64_t n = 1;
-        for (auto d : shape())
-        {
-            n *= d;
-        }
-        return n;
-    }
-
-    std::size_t buffer::itemsize() const
-    {
-        return static_cast<std::size_t>(ir::itemsize(m_dtype));
-    }
-
     bool buffer::is_contiguous() const
     {
         auto expect = static_cast<std::int64_t>(itemsize());

@@ -94,8 +94,16 @@ namespace specula::backends
             return p_layout != nullptr ? p_layout->strides : empty_dims();
         }
         std::byte* data() const { return m_data; }
-        std::int64_t size() const;
-        std::size_t itemsize() const;
+        std::int64_t size() const
+        {
+            std::int64_t n = 1;
+            for (auto d : shape())
+            {
+                n *= d;
+            }
+            return n;
+        }
+        std::size_t itemsize() const { return static_cast<std::size_t>(ir::itemsize(m_dtype)); }
         bool is_contiguous() const;
 
         // Element i (C order) widened, for tests, dumps and 0-d control values.

@@ -52,7 +52,13 @@ namespace specula::backends
         // m_static_outputs false when a symbolic dim must be resolved at run.
         std::vector<std::vector<std::int64_t>> m_output_shapes;
         bool m_static_outputs = true;
-        std::string m_backend; // which backend compiled it (reports, tests)
+        // Static outputs: their C-order layouts and byte sizes, made once
+        // (resolve_run_layouts) so a run neither multiplies sizes nor
+        // compares shapes per op; empty otherwise.
+        std::vector<layout_ref> m_output_layouts;
+        std::vector<std::int64_t> m_output_bytes;
+        bool m_allocates_outputs = false; // m_kernel->allocates_outputs(), asked once
+        std::string m_backend;            // which backend compiled it (reports, tests)
         // LOOP: symbols of the carried arguments not bound by the graph's
         // inputs; they are rebound at every iteration (see ir/README.md).
         std::vector<std::int32_t> m_loop_symbols;

@@ -69,7 +69,8 @@ namespace specula::backends
                     const ir::node& n = ig.get_node(id);
                     const auto i = static_cast<std::size_t>(n.attr_as<ir::boundary_attr>().index);
                     const ir::value_id v = n.inputs[0];
-                    if (i < targets.size() && !targets[i].is_null() && (*p_candidates)[v] != nullptr)
+                    if (i < targets.size() && !targets[i].is_null() &&
+                        (*p_candidates)[v] != nullptr)
                     {
                         m_store_of[v] = static_cast<int>(i);
                     }
@@ -389,7 +390,7 @@ namespace specula::backends
                         out = f.values()[cn.m_carried_arg]; // the loop's own copy
                         continue;
                     }
-                    if (!cn.m_kernel->allocates_outputs())
+                    if (!cn.m_allocates_outputs)
                     {
                         if (status st = acquire_output(f, cn, i, out); !st)
                         {
@@ -422,12 +423,12 @@ namespace specula::backends
                 const ir::dtype elem = g.type_of(v).elem;
                 if (cn.m_static_outputs)
                 {
-                    if (sink(f, v, elem, cn.m_output_shapes[i], out))
+                    if (!f.p_arena->sunk.empty() && sink(f, v, elem, cn.m_output_shapes[i], out))
                     {
                         return status::ok();
                     }
-                    return f.p_arena->acquire_into(out, v, elem, cn.m_output_shapes[i],
-                                                   cn.m_in_place);
+                    return f.p_arena->acquire_static(out, v, elem, cn.m_output_bytes[i],
+                                                     cn.m_output_layouts[i], cn.m_in_place);
                 }
                 if (cn.m_outputs.size() > 1)
                 {
@@ -590,6 +591,36 @@ namespace specula::backends
             return status::ok();
         }
     } // namespace
+
+    void resolve_run_layouts(compiled_graph& g)
+    {
+        const ir::graph& ig = *g.p_graph;
+        for (auto& region : g.m_regions)
+        {
+            for (compiled_node& cn : region)
+            {
+                cn.m_allocates_outputs = cn.m_kernel && cn.m_kernel->allocates_outputs();
+                cn.m_output_layouts.clear();
+                cn.m_output_bytes.clear();
+                if (!cn.m_static_outputs)
+                {
+                    continue;
+                }
+                for (std::size_t i = 0; i < cn.m_outputs.size() && i < cn.m_output_shapes.size();
+                     ++i)
+                {
+                    const ir::dtype elem = ig.type_of(cn.m_outputs[i]).elem;
+                    std::int64_t bytes = ir::itemsize(elem);
+                    for (std::int64_t d : cn.m_output_shapes[i])
+                    {
+                        bytes *= d;
+                    }
+                    cn.m_output_layouts.push_back(buffer::c_layout(elem, cn.m_output_shapes[i]));
+                    cn.m_output_bytes.push_back(bytes);
+                }
+            }
+        }
+    }
 
     run_result execute(const executable& exe, const compiled_graph& g,
                        const std::vector<buffer>& inputs, const std::vector<buffer>& destinations,

@@ -17,6 +17,12 @@ namespace specula::backends
     // (loop_carried.cpp); after the memory plan.
     void mark_carried_updates(compiled_graph& g);
 
+    // Fills each kernel node's run-time constants (the C-order layouts and
+    // byte sizes of static outputs, whether the kernel allocates its outputs)
+    // so a run reads them instead of recomputing them per op. Last step of
+    // compiling a graph.
+    void resolve_run_layouts(compiled_graph& g);
+
     // `destinations`, `targets`: see executable::run (each empty, or one per
     // output).
     run_result execute(const executable& exe, const compiled_graph& g,

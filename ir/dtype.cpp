@@ -11,7 +11,6 @@ namespace specula::ir
                                                       "int64", "uint8", "float32", "float64"};
         const std::string_view g_short[num_dtypes] = {"b1",  "i8", "i16", "i32",
                                                       "i64", "u8", "f32", "f64"};
-        const int g_sizes[num_dtypes] = {1, 1, 2, 4, 8, 1, 4, 8};
 
         // NumPy's wider lattice, needed because value-based casting can pass through
         // types Specula does not support (uint16 for 300, float16 for 1.5).
@@ -227,10 +226,6 @@ namespace specula::ir
         return std::nullopt;
     }
 
-    int itemsize(dtype t)
-    {
-        return g_sizes[static_cast<int>(t)];
-    }
     bool is_bool(dtype t)
     {
         return t == dtype::bool_;

@@ -34,7 +34,12 @@ namespace specula::ir
     std::string_view dtype_short_name(dtype t);
     std::optional<dtype> dtype_from_name(std::string_view name);
 
-    int itemsize(dtype t);
+    // Inline: the executor and the kernels ask it per op and per block.
+    inline int itemsize(dtype t)
+    {
+        constexpr int sizes[num_dtypes] = {1, 1, 2, 4, 8, 1, 4, 8};
+        return sizes[static_cast<int>(t)];
+    }
     bool is_bool(dtype t);
     bool is_integer(dtype t); // signed or unsigned, not bool
     bool is_signed_integer(dtype t);

@@ -133,6 +133,20 @@ namespace specula::backends::cpu
         m_operands.resize(m_prog.m_inputs.size());
     }
 
+    // The operand's byte strides against the output's dims (0 where it
+    // broadcasts), for gather().
+    void ew_runner::set_strides(operand& op, const buffer& b,
+                                const std::vector<std::int64_t>& shape)
+    {
+        const int rank = static_cast<int>(shape.size());
+        const int lead = rank - b.rank();
+        for (int d = 0; d < rank; ++d)
+        {
+            const std::int64_t size = d < lead ? 1 : b.shape()[static_cast<std::size_t>(d - lead)];
+            op.strides[d] = size == 1 ? 0 : b.strides()[static_cast<std::size_t>(d - lead)];
+        }
+    }
+
     status ew_runner::run(const buffer* const* inputs, buffer* const* outputs) const
     {
         const buffer& out0 = *outputs[0];
@@ -154,26 +168,21 @@ namespace specula::backends::cpu
             {
                 return status::invalid("input rank above the output's");
             }
-            const int lead = rank - b.rank();
-            bool same = b.rank() == rank;
-            for (int d = 0; d < rank; ++d)
-            {
-                const std::int64_t size =
-                    d < lead ? 1 : b.shape()[static_cast<std::size_t>(d - lead)];
-                same = same && size == shape[static_cast<std::size_t>(d)];
-                op.strides[d] = size == 1 ? 0 : b.strides()[static_cast<std::size_t>(d - lead)];
-            }
+            // Per-dim strides only matter when the operand is gathered; the
+            // common cases (a scalar, an operand of the output's own C-order
+            // layout) skip them: this runs once per op of a graph.
             if (b.size() == 1)
             {
                 op.step = 0;
             }
-            else if (same && b.is_contiguous())
+            else if (b.shape() == shape && b.is_contiguous())
             {
                 op.step = static_cast<std::intptr_t>(b.itemsize());
             }
             else
             {
                 op.gather = true;
+                set_strides(op, b, shape);
             }
         }
         if (n == 0)

@@ -41,6 +41,8 @@ namespace specula::backends::cpu
             std::int64_t strides[16] = {}; // byte strides against the output dims
         };
 
+        static void set_strides(operand& op, const buffer& b,
+                                const std::vector<std::int64_t>& shape);
         void run_range(int lane, std::int64_t begin, std::int64_t end, const operand* ops,
                        buffer* const* outputs) const;
         std::byte* lane_scratch(int lane) const;
