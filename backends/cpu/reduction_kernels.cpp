@@ -8,9 +8,9 @@
 //    variances accumulate in float64, the input converted first (NumPy's
 //    buffered cast);
 //  - prod sequential; integer sums and products wrap;
-//  - max/min start from the first element, NaN propagates, ties keep the
-//    later element (np.maximum's rule, which decides the sign of a zero);
-//  - argmax/argmin: first occurrence, the first NaN wins;
+//  - max/min: NumPy's own maximum/minimum loop in NumPy's calls
+//    (extremum_reduce.cpp), which alone gives its NaN payloads and zero signs;
+//  - argmax/argmin: first occurrence, the first NaN wins (arg_reduce.cpp);
 //  - var/std: NumPy's _var step by step (variance_kernels.cpp).
 // Output elements are independent, so large reductions split them across the
 // pool's lanes without changing a bit.
@@ -73,53 +73,6 @@ namespace specula::backends::cpu
             return acc;
         }
 
-        template <class T>
-        T fold_extremum(const reduce_plan& p, const T* x, std::int64_t base, bool is_max)
-        {
-            bool first = true;
-            T acc{};
-            for_each_run(p, base,
-                         [&](std::int64_t at)
-                         {
-                             std::int64_t i = 0;
-                             if (first)
-                             {
-                                 acc = x[at];
-                                 first = false;
-                                 i = 1;
-                             }
-                             for (; i < p.run; ++i)
-                             {
-                                 acc = is_max ? npm::maximum(acc, x[at + i])
-                                              : npm::minimum(acc, x[at + i]);
-                             }
-                         });
-            return acc;
-        }
-
-        template <class T>
-        std::int64_t fold_arg(const reduce_plan& p, const T* x, std::int64_t base, bool is_max)
-        {
-            std::int64_t k = 0;
-            std::int64_t best_k = 0;
-            T best{};
-            for_each_run(p, base,
-                         [&](std::int64_t at)
-                         {
-                             for (std::int64_t i = 0; i < p.run; ++i, ++k)
-                             {
-                                 const T v = x[at + i];
-                                 const bool better = is_max ? v > best : v < best;
-                                 if (k == 0 || (!npm::is_nan(best) && (npm::is_nan(v) || better)))
-                                 {
-                                     best = v;
-                                     best_k = k;
-                                 }
-                             }
-                         });
-            return best_k;
-        }
-
         bool fold_logical(const reduce_plan& p, const bool* x, std::int64_t base, bool is_all)
         {
             bool acc = is_all;
@@ -175,30 +128,16 @@ namespace specula::backends::cpu
                         {
                             T* acc = y + r * k;
                             const bool is_prod = code == ir::op::PROD;
-                            const bool extremum = code == ir::op::MAX || code == ir::op::MIN;
                             std::fill(acc, acc + k, is_prod ? T(1) : T(0));
-                            bool first = true;
                             for_each_run(p, output_base(rows, r),
                                          [&](std::int64_t at)
                                          {
                                              const T* src = x + at;
                                              for (std::int64_t j = 0; j < k; ++j)
                                              {
-                                                 if (extremum)
-                                                 {
-                                                     acc[j] = first ? src[j]
-                                                              : code == ir::op::MAX
-                                                                  ? npm::maximum(acc[j], src[j])
-                                                                  : npm::minimum(acc[j], src[j]);
-                                                 }
-                                                 else
-                                                 {
-                                                     acc[j] = is_prod
-                                                                  ? npm::wrap_mul(acc[j], src[j])
+                                                 acc[j] = is_prod ? npm::wrap_mul(acc[j], src[j])
                                                                   : npm::wrap_add(acc[j], src[j]);
-                                                 }
                                              }
-                                             first = false;
                                          });
                             if (code == ir::op::MEAN)
                             {
@@ -215,20 +154,19 @@ namespace specula::backends::cpu
                             thread_pool* pool)
         {
             const T* x = reinterpret_cast<const T*>(in);
-            const bool row_wise = code == ir::op::SUM || code == ir::op::MEAN ||
-                                  code == ir::op::PROD || code == ir::op::MAX ||
-                                  code == ir::op::MIN;
+            const bool row_wise =
+                code == ir::op::SUM || code == ir::op::MEAN || code == ir::op::PROD;
             if (row_wise && p.run == 1 && p.num_kept > 0 && p.count > 1 && p.outputs > 0)
             {
                 if constexpr (std::is_same_v<T, bool>)
                 {
-                    if (code != ir::op::MAX && code != ir::op::MIN)
-                    {
-                        return status::internal("sum/prod accumulate in int64 or a float");
-                    }
+                    return status::internal("sum/prod accumulate in int64 or a float");
                 }
-                reduce_rows(code, p, x, reinterpret_cast<T*>(out), pool);
-                return status::ok();
+                else
+                {
+                    reduce_rows(code, p, x, reinterpret_cast<T*>(out), pool);
+                    return status::ok();
+                }
             }
             switch (code)
             {
@@ -250,26 +188,6 @@ namespace specula::backends::cpu
                         T acc = code == ir::op::PROD ? fold_prod(p, x, base) : fold_sum(p, x, base);
                         y[o] = is_mean ? static_cast<T>(acc / static_cast<T>(p.count)) : acc;
                     });
-                return status::ok();
-            }
-            case ir::op::MAX:
-            case ir::op::MIN:
-            {
-                T* y = reinterpret_cast<T*>(out);
-                const bool is_max = code == ir::op::MAX;
-                for_outputs(p, pool,
-                            [&](std::int64_t o)
-                            { y[o] = fold_extremum(p, x, output_base(p, o), is_max); });
-                return status::ok();
-            }
-            case ir::op::ARGMAX:
-            case ir::op::ARGMIN:
-            {
-                auto* y = reinterpret_cast<std::int64_t*>(out);
-                const bool is_max = code == ir::op::ARGMAX;
-                for_outputs(p, pool,
-                            [&](std::int64_t o)
-                            { y[o] = fold_arg(p, x, output_base(p, o), is_max); });
                 return status::ok();
             }
             default:
@@ -329,9 +247,9 @@ namespace specula::backends::cpu
             // strided_copy, so the executor need not stage them.
             bool reads_layout(int, const buffer&) const override { return true; }
             reduction_kernel(ir::op code, ir::dtype compute, std::vector<bool> reduced,
-                             std::shared_ptr<thread_pool> pool)
+                             std::shared_ptr<thread_pool> pool, ufunc_loop extremum)
                 : m_code(code), m_compute(compute), m_reduced(std::move(reduced)),
-                  m_pool(std::move(pool))
+                  m_pool(std::move(pool)), m_extremum(extremum)
             {
             }
 
@@ -352,6 +270,16 @@ namespace specula::backends::cpu
                     return status::internal("reduction: output shape or layout");
                 }
                 const std::byte* x = reduction_input(in, m_compute, m_input, m_pool.get());
+                if (m_extremum)
+                {
+                    run_extremum(m_extremum, p, x, m_compute, io.out(0).data(), m_pool.get());
+                    return status::ok();
+                }
+                if (m_code == ir::op::ARGMAX || m_code == ir::op::ARGMIN)
+                {
+                    return run_arg_reduction(m_code, p, x, m_compute, io.out(0).data(),
+                                             m_pool.get());
+                }
                 return run_reduction(m_code, p, x, m_compute, io.out(0).data(), m_pool.get());
             }
 
@@ -359,8 +287,29 @@ namespace specula::backends::cpu
             ir::dtype m_compute; // the input is converted to it first when it differs
             std::vector<bool> m_reduced;
             std::shared_ptr<thread_pool> m_pool;
+            ufunc_loop m_extremum; // max/min: the maximum/minimum loop
             mutable std::vector<std::byte> m_input;
         };
+
+        // max/min run NumPy's own maximum/minimum loop where there is one (the
+        // only way to its NaN payloads and zero signs), else our bit-equal
+        // elementwise loop in the same calls.
+        ufunc_loop extremum_loop(ir::op code, ir::dtype elem, const kernel_context& ctx)
+        {
+            if (code != ir::op::MAX && code != ir::op::MIN)
+            {
+                return {};
+            }
+            const ir::op fn = code == ir::op::MAX ? ir::op::MAXIMUM : ir::op::MINIMUM;
+            if (ctx.p_options != nullptr && ctx.p_options->numpy_loops != nullptr)
+            {
+                if (ufunc_loop l = ctx.p_options->numpy_loops->find(fn, elem))
+                {
+                    return l;
+                }
+            }
+            return builtin_loop(fn, elem);
+        }
     } // namespace
 
     std::vector<bool> reduced_dims(const ir::reduce_attr& attr, int rank)
@@ -404,7 +353,12 @@ namespace specula::backends::cpu
             compute = tin.elem;
         }
         std::vector<bool> reduced = reduced_dims(n.attr_as<ir::reduce_attr>(), tin.dims.rank());
+        const ufunc_loop extremum = extremum_loop(n.code, compute, ctx);
+        if ((n.code == ir::op::MAX || n.code == ir::op::MIN) && !extremum)
+        {
+            return status::unimplemented("no maximum/minimum loop for this dtype");
+        }
         return std::unique_ptr<kernel>(
-            new reduction_kernel(n.code, compute, std::move(reduced), ctx.pool));
+            new reduction_kernel(n.code, compute, std::move(reduced), ctx.pool, extremum));
     }
 } // namespace specula::backends::cpu

@@ -18,11 +18,23 @@ namespace specula::backends::cpu
     const std::byte* reduction_input(const buffer& in, ir::dtype elem,
                                      std::vector<std::byte>& scratch, thread_pool* pool);
 
-    // `code` (sum, mean, prod, max, min, argmax, argmin, any, all) over the
+    // `code` (sum, mean, prod, any, all; max/min and argmax/argmin go through
+    // run_extremum and run_arg_reduction) over the
     // C-contiguous `in` of `elem` (bool for any/all; the result dtype for
     // sum/mean/prod), into the C-contiguous `out`.
     status run_reduction(ir::op code, const reduce_plan& p, const std::byte* in, ir::dtype elem,
                          std::byte* out, thread_pool* pool);
+
+    // max/min (`loop`: the maximum or minimum loop of `elem`, NumPy's own for
+    // NumPy's bits) over the C-contiguous `in`, into the C-contiguous `out`
+    // (extremum_reduce.cpp). The reduction must not be empty.
+    void run_extremum(const ufunc_loop& loop, const reduce_plan& p, const std::byte* in,
+                      ir::dtype elem, std::byte* out, thread_pool* pool);
+
+    // argmax/argmin over the C-contiguous `in` into int64 `out`
+    // (arg_reduce.cpp). The reduction must not be empty.
+    status run_arg_reduction(ir::op code, const reduce_plan& p, const std::byte* in, ir::dtype elem,
+                             std::byte* out, thread_pool* pool);
 
     result<std::unique_ptr<kernel>> make_variance_kernel(const ir::graph& g, const ir::node& n,
                                                          const kernel_context& ctx);
