@@ -29,8 +29,10 @@ namespace specula::backends::cpu
     {
         // NumPy's reduce loop calls are at most its buffer size.
         constexpr std::int64_t numpy_buffer = 8192;
-        // Below this one output stays on one lane.
-        constexpr std::int64_t split_min_elements = std::int64_t(1) << 16;
+        // Below this one output stays on one lane: NumPy's loop takes ~0.1 ns
+        // per element, so a second lane pays for its wake-up (a few
+        // microseconds, more on a loaded machine) only from about here.
+        constexpr std::int64_t split_min_elements = std::int64_t(1) << 18;
         constexpr int max_lanes = 64;
 
         struct extremum_args

@@ -31,6 +31,8 @@ namespace specula::bench
     void bench_views(const cpu::cpu_options& opts); // bench_views.cpp
     void bench_onednn(const cpu::cpu_options& opts,
                       const std::vector<std::int64_t>& sizes); // bench_onednn.cpp
+    void bench_reductions(const cpu::cpu_options& opts,
+                          const std::vector<std::int64_t>& sizes); // bench_reductions.cpp
 } // namespace specula::bench
 
 namespace
@@ -248,6 +250,21 @@ int main(int argc, char** argv)
             sizes = {100, 65536, std::int64_t(1) << 24};
         }
         specula::bench::bench_onednn(opts, sizes);
+        return 0;
+    }
+    if (argc > 1 && std::string(argv[1]) == "reductions")
+    {
+        // `bench_cpu reductions [n...]`: default 100, 64K, 1M, 16M.
+        std::vector<std::int64_t> sizes;
+        for (int i = 2; i < argc; ++i)
+        {
+            sizes.push_back(std::atoll(argv[i]));
+        }
+        if (sizes.empty())
+        {
+            sizes = {100, 65536, std::int64_t(1) << 20, std::int64_t(1) << 24};
+        }
+        specula::bench::bench_reductions(opts, sizes);
         return 0;
     }
     if (only_views)
