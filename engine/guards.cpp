@@ -277,12 +277,16 @@ namespace specula::engine
         guard g;
         g.kind = guard_kind::int_predicate;
         const int_expr* leaf = expr.get();
-        while (leaf->k != int_expr::kind::leaf && leaf->k != int_expr::kind::constant)
+        auto has_src = [](const int_expr* e)
+        { return e->k == int_expr::kind::leaf || e->k == int_expr::kind::length; };
+        while (!has_src(leaf) && leaf->k != int_expr::kind::constant)
         {
-            leaf = leaf->a->k == int_expr::kind::constant ? leaf->b.get() : leaf->a.get();
+            // `not` has no `b`.
+            leaf =
+                leaf->a->k == int_expr::kind::constant && leaf->b ? leaf->b.get() : leaf->a.get();
         }
         // check() reads values[src] first: any resolved source will do.
-        g.src = leaf->k == int_expr::kind::leaf ? leaf->src : 0;
+        g.src = has_src(leaf) ? leaf->src : 0;
         g.int_value = taken ? 1 : 0;
         g.what = expr->text;
         g.expr = std::move(expr);

@@ -13,12 +13,13 @@ namespace specula::engine
         };
 
         constexpr op_entry g_ops[] = {
-            {"+", int_expr::kind::add},       {"-", int_expr::kind::sub},
-            {"*", int_expr::kind::mul},       {"%", int_expr::kind::mod},
-            {"//", int_expr::kind::floordiv}, {"==", int_expr::kind::eq},
-            {"!=", int_expr::kind::ne},       {"<", int_expr::kind::lt},
-            {"<=", int_expr::kind::le},       {">", int_expr::kind::gt},
-            {">=", int_expr::kind::ge},
+            {"+", int_expr::kind::add},         {"-", int_expr::kind::sub},
+            {"*", int_expr::kind::mul},         {"%", int_expr::kind::mod},
+            {"//", int_expr::kind::floordiv},   {"==", int_expr::kind::eq},
+            {"!=", int_expr::kind::ne},         {"<", int_expr::kind::lt},
+            {"<=", int_expr::kind::le},         {">", int_expr::kind::gt},
+            {">=", int_expr::kind::ge},         {"and", int_expr::kind::logical_and},
+            {"or", int_expr::kind::logical_or},
         };
 
         // Python's floored quotient and remainder (the remainder takes the
@@ -92,6 +93,16 @@ namespace specula::engine
         return e;
     }
 
+    int_expr_ptr int_length(int src, PyObject* seen, const std::string& path)
+    {
+        auto e = std::make_shared<int_expr>();
+        e->k = int_expr::kind::length;
+        e->src = src;
+        e->seen = pybind11::reinterpret_borrow<pybind11::object>(seen);
+        e->text = "len(" + path + ")";
+        return e;
+    }
+
     int_expr_ptr int_constant(std::int64_t value)
     {
         auto e = std::make_shared<int_expr>();
@@ -121,6 +132,19 @@ namespace specula::engine
         return nullptr;
     }
 
+    int_expr_ptr int_not(int_expr_ptr a)
+    {
+        if (!a)
+        {
+            return nullptr;
+        }
+        auto e = std::make_shared<int_expr>();
+        e->k = int_expr::kind::logical_not;
+        e->text = "(not " + a->text + ")";
+        e->a = std::move(a);
+        return e;
+    }
+
     bool evaluate(const int_expr& e, PyObject* const* values, std::int64_t& out)
     {
         if (e.k == int_expr::kind::constant)
@@ -140,9 +164,58 @@ namespace specula::engine
             out = v;
             return overflow == 0 && !(v == -1 && PyErr_Occurred());
         }
+        if (e.k == int_expr::kind::length)
+        {
+            PyObject* c = values != nullptr ? values[e.src] : e.seen.ptr(); // borrowed
+            if (c == nullptr)
+            {
+                return false;
+            }
+            if (PyList_CheckExact(c) || PyTuple_CheckExact(c))
+            {
+                out = Py_SIZE(c);
+                return true;
+            }
+            if (PyDict_CheckExact(c))
+            {
+                out = PyDict_GET_SIZE(c);
+                return true;
+            }
+            return false;
+        }
         std::int64_t x = 0;
         std::int64_t y = 0;
         __int128 r = 0;
+        if (e.k == int_expr::kind::logical_not)
+        {
+            if (!evaluate(*e.a, values, x))
+            {
+                return false;
+            }
+            out = x == 0;
+            return true;
+        }
+        if (e.k == int_expr::kind::logical_and || e.k == int_expr::kind::logical_or)
+        {
+            // Python's short circuit: `b` is not evaluated (and cannot fail)
+            // when `a` decides.
+            if (!evaluate(*e.a, values, x))
+            {
+                return false;
+            }
+            const bool decided = (x != 0) == (e.k == int_expr::kind::logical_or);
+            if (decided)
+            {
+                out = x != 0;
+                return true;
+            }
+            if (!evaluate(*e.b, values, y))
+            {
+                return false;
+            }
+            out = y != 0;
+            return true;
+        }
         if (!evaluate(*e.a, values, x) || !evaluate(*e.b, values, y) || !apply(e.k, x, y, r))
         {
             return false;

@@ -5,7 +5,8 @@
 // its outcome (guards.cpp, int_predicate), so the specialisation is keyed on
 // the outcome, not on the counter's value. Evaluated with Python's semantics;
 // anything Python would not give exactly (a non-int leaf, a zero divisor, a
-// result beyond 62 bits) makes the evaluation fail, never wrap.
+// result beyond 62 bits) makes the evaluation fail, never wrap. `and`, `or`
+// and `not` give the truth of Python's operators (a branch's outcome).
 #pragma once
 
 #include <Python.h>
@@ -22,6 +23,7 @@ namespace specula::engine
         enum class kind
         {
             leaf,     // the exact int of source `src`
+            length,   // len() of source `src`, an exact list, tuple or dict
             constant, // `value`
             add,
             sub,
@@ -34,6 +36,11 @@ namespace specula::engine
             le,
             gt,
             ge,
+            // Truth of Python's `and` / `or` / `not` (0 or 1); `and`/`or`
+            // evaluate `b` only when `a` does not decide, as Python does.
+            logical_and,
+            logical_or,
+            logical_not,
         };
         kind k = kind::constant;
         int src = -1;
@@ -49,10 +56,13 @@ namespace specula::engine
     using int_expr_ptr = std::shared_ptr<const int_expr>;
 
     int_expr_ptr int_leaf(int src, PyObject* seen, const std::string& path);
+    int_expr_ptr int_length(int src, PyObject* seen, const std::string& path);
     int_expr_ptr int_constant(std::int64_t value);
     // `op` is the Python operator text ("+", "%", "==", ...); nullptr when
     // it has no int_expr form.
+    // `op` may also be "and" / "or" (truth values).
     int_expr_ptr int_binary(const char* op, int_expr_ptr a, int_expr_ptr b);
+    int_expr_ptr int_not(int_expr_ptr a);
 
     // Evaluates `e`; leaves read `values[src]` (borrowed), or the value seen
     // at conversion when `values` is null. False when Python's result is not

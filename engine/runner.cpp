@@ -253,6 +253,17 @@ namespace specula::engine
                 case effect_plan::kind::set_item:
                     wb.add(write_buffer::kind::set_item, target, e.key, value);
                     break;
+                case effect_plan::kind::set_computed_item:
+                {
+                    // The guards evaluated the same index (in range for a list).
+                    std::int64_t i = 0;
+                    if (!evaluate(*e.index, values.data(), i))
+                    {
+                        throw std::runtime_error("item index not computable at commit");
+                    }
+                    wb.add(write_buffer::kind::set_item, target, py::int_(i), value);
+                    break;
+                }
                 case effect_plan::kind::array_write:
                     wb.add(write_buffer::kind::array_write, target, py::none(), value);
                     break;

@@ -58,15 +58,30 @@ namespace specula::engine
             return nullptr;
         }
 
-        // Borrowed item of a list/tuple at a computed index, or nullptr
-        // (out of range: CPython raises the IndexError).
+        // Borrowed item of a list/tuple at a computed index (or of a dict at
+        // a computed int key), or nullptr (out of range: CPython raises the
+        // IndexError).
         PyObject* computed_item_of(PyObject* container, const int_expr& index,
                                    const std::vector<PyObject*>& values)
         {
             std::int64_t i = 0;
-            if (container == nullptr ||
-                !(PyList_CheckExact(container) || PyTuple_CheckExact(container)) ||
-                !evaluate(index, values.data(), i))
+            if (container == nullptr || !evaluate(index, values.data(), i))
+            {
+                return nullptr;
+            }
+            if (PyDict_CheckExact(container))
+            {
+                // An int key (`hs[t - 1]` on a dict); missing: CPython raises
+                // the KeyError.
+                py::object key = py::reinterpret_steal<py::object>(PyLong_FromLongLong(i));
+                if (!key)
+                {
+                    PyErr_Clear();
+                    return nullptr;
+                }
+                return dict_lookup(container, key.ptr());
+            }
+            if (!(PyList_CheckExact(container) || PyTuple_CheckExact(container)))
             {
                 return nullptr;
             }

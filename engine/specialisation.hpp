@@ -51,9 +51,12 @@ namespace specula::engine
     {
         enum class kind
         {
-            set_global,  // globals[key] = value
-            set_attr,    // setattr(source target, key, value)
-            set_item,    // source target[key] = value
+            set_global, // globals[key] = value
+            set_attr,   // setattr(source target, key, value)
+            set_item,   // source target[key] = value
+            // source target[i] = value, i computed by `index` from the
+            // sources (a loop counter's `hs[t + 1] = v`)
+            set_computed_item,
             array_write, // copy value (an output) into the array of source target
             list_append, // source target.append(value)
             print,       // print(*args, sep=sep, end=end)
@@ -62,6 +65,7 @@ namespace specula::engine
         kind k = kind::print;
         int target = -1;
         py::object key;
+        int_expr_ptr index; // set_computed_item
         value_plan value;
         std::vector<value_plan> args;
         py::object sep;

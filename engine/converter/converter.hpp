@@ -85,6 +85,16 @@ namespace specula::engine::converter
         bool escaped = false; // returned or stored: its plan is fixed
     };
 
+    // An item a run sets in a list or dict it reads from a source
+    // (item_writes.cpp): a constant `key`, or an `index` the guards compute.
+    struct item_write
+    {
+        py::object key;
+        int_expr_ptr index;
+        cval value;
+        py::object source_object; // the container, as seen at conversion
+    };
+
     // How an array index reads or writes elements (indexing.cpp).
     struct index_plan
     {
@@ -330,6 +340,12 @@ namespace specula::engine::converter
         // The outcome of an `if` on a relaxed int in a loop region, decided
         // under a guard (`known` false when it is not such a branch).
         bool counter_branch(const cval& test, bool& known);
+        // counter_logic.cpp: `and` / `or` from operand `next` on (after the
+        // first non-constant one, `first`) and `not`, on such values
+        bool counter_truth(const cval& v, ir::value_id& value, int_expr_ptr& expr, py::handle node);
+        cval counter_boolop(bool is_and, const cval& first, py::handle operands, size_t next,
+                            py::handle node);
+        cval counter_not(const cval& x, py::handle node);
         // int_division.cpp: `%` and `//` on Python ints of known ranges, with
         // Python's sign rules and ZeroDivisionError as an exit
         cval python_int_division(ir::op code, const ir::value_id* v, const std::int64_t* lo,
@@ -426,6 +442,19 @@ namespace specula::engine::converter
         void assign_array_index(const cval& container, py::handle target, const cval& value);
         void assert_broadcast(ir::value_id v, const ir::shape& to, py::handle node);
 
+        // item_writes.cpp: items set in list/dict sources, read back in the run
+        void assign_container_item(const cval& container, const cval& key, const cval& value,
+                                   py::handle target);
+        void guard_list_index(const cval& container, const int_expr_ptr& index,
+                              const std::string& error, py::handle node);
+        int_expr_ptr list_position(const int_expr_ptr& index, const cval& container);
+        bool same_item(const cval& container, const item_write& w, const py::object& key,
+                       const int_expr_ptr& index, py::handle node);
+        // The value a write earlier in the run gave this item (`key`
+        // constant, or `index` computed); false when the heap has it.
+        bool written_item(const cval& container, const py::object& key, const int_expr_ptr& index,
+                          py::handle node, cval& out);
+
         // containers.cpp
         cval visit_dict(py::handle node);
         cval dict_get(const cval& d, const cval& key, py::handle node);
@@ -479,6 +508,8 @@ namespace specula::engine::converter
         std::vector<dict_entry> m_dicts;
         std::map<int, int> m_array_of_source;      // source -> array entry
         std::map<std::string, cval> m_heap_writes; // "self.h", "G[x]" -> value written
+        std::map<int, std::vector<item_write>> m_item_writes; // container source -> writes
+        std::set<std::pair<int, int>> m_distinct_containers;  // distinct guards added
         std::set<int> m_relaxed_sources;           // Python ints/floats read as inputs at once
         std::set<int> m_length_guarded;            // list/tuple sources with a length guard
         std::set<int> m_written_sources;           // arrays written in place

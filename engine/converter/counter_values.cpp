@@ -72,9 +72,10 @@ namespace specula::engine::converter
 
     cval converter::read_computed_item(const cval& container, const cval& key, py::handle node)
     {
-        PyObject* c = container.obj.ptr();
+        PyObject* c = container.k == cval::kind::object ? container.obj.ptr() : nullptr;
         int_expr_ptr index = int_expr_of(key);
-        if (!(PyList_CheckExact(c) || PyTuple_CheckExact(c)) || !index)
+        const bool is_dict = c != nullptr && PyDict_CheckExact(c);
+        if (c == nullptr || !(PyList_CheckExact(c) || PyTuple_CheckExact(c) || is_dict) || !index)
         {
             fail("indexing with a computed key", node);
         }
@@ -87,20 +88,38 @@ namespace specula::engine::converter
                 fail("a list item at a computed index after list.append", node);
             }
         }
+        cval written;
+        if (written_item(container, py::object(), index, node, written))
+        {
+            return written; // set earlier in this run (item_writes.cpp)
+        }
         std::int64_t i = 0;
         if (!evaluate(*index, nullptr, i))
         {
             fail("a list index CPython does not compute exactly here", node);
         }
-        const std::int64_t n = Py_SIZE(c);
-        if (i < -n || i >= n)
+        PyObject* item = nullptr; // borrowed
+        if (is_dict)
         {
-            fail("list index out of range (CPython raises the IndexError)", node);
+            item = PyDict_GetItemWithError(c, py::int_(i).ptr());
+            if (item == nullptr)
+            {
+                PyErr_Clear();
+                fail("dict key missing (CPython raises the KeyError)", node);
+            }
+        }
+        else
+        {
+            const std::int64_t n = Py_SIZE(c);
+            if (i < -n || i >= n)
+            {
+                fail("list index out of range (CPython raises the IndexError)", node);
+            }
+            item = PySequence_Fast_ITEMS(c)[i < 0 ? i + n : i];
         }
         std::string path = m_spec->sources[container.src].path + "[" + index->text + "]";
         int src = m_spec->sources.add(
             source{source_kind::computed_item, container.src, 0, py::none(), path}, index);
-        PyObject* item = PySequence_Fast_ITEMS(c)[i < 0 ? i + n : i]; // borrowed
         // An item chosen by a counter changes with it: a Python int or float
         // there is a graph input from the start.
         m_relaxed_sources.insert(src);

@@ -508,7 +508,7 @@ namespace specula::engine::converter
             m_arrays[static_cast<size_t>(out.arr)].int_hi = hi;
             return out;
         }
-        if (e.surf == surface::py_int)
+        if (e.surf == surface::py_int && op != "Not")
         {
             fail("unary " + op + " on a relaxed Python int", node);
         }
@@ -528,9 +528,10 @@ namespace specula::engine::converter
             return new_array(m_builder->unary(ir::op::LOGICAL_NOT, v),
                              type_of(v).dims.rank() == 0 ? surface::np_scalar : surface::ndarray);
         }
-        if (op == "Not" && type_of(v).dims.rank() == 0 && type_of(v).elem == ir::dtype::bool_)
+        if (op == "Not" && type_of(v).dims.rank() == 0 &&
+            (type_of(v).elem == ir::dtype::bool_ || e.surf == surface::py_int))
         {
-            return new_array(m_builder->unary(ir::op::LOGICAL_NOT, v), surface::py_bool);
+            return counter_not(x, node); // counter_logic.cpp
         }
         fail("unary " + op + " on array data", node);
     }
@@ -585,12 +586,13 @@ namespace specula::engine::converter
     {
         bool is_and = node_type(node.attr("op")) == "And";
         cval current;
-        for (py::handle operand : node.attr("values"))
+        py::list values = node.attr("values");
+        for (size_t i = 0; i < py::len(values); ++i)
         {
-            current = visit_expr(operand);
+            current = visit_expr(values[i]);
             if (current.k != cval::kind::constant)
             {
-                fail("and/or on array data", node);
+                return counter_boolop(is_and, current, values, i + 1, node);
             }
             bool truth = PyObject_IsTrue(current.obj.ptr()) == 1;
             if (truth != is_and)
@@ -613,10 +615,12 @@ namespace specula::engine::converter
         }
         std::string path =
             m_spec->sources[container.src].path + "[" + std::string(py::str(py::repr(key))) + "]";
-        auto written = m_heap_writes.find(path);
-        if (written != m_heap_writes.end())
+        cval written;
+        cval as_key;
+        as_key.obj = key;
+        if (written_item(container, key, int_expr_of(as_key), node, written))
         {
-            return written->second;
+            return written;
         }
         source s{source_kind::item, container.src, 0, key, path};
         if (!PyDict_CheckExact(c))

@@ -264,24 +264,7 @@ namespace specula::engine::converter
         if (container.k == cval::kind::object &&
             (PyDict_CheckExact(container.obj.ptr()) || PyList_CheckExact(container.obj.ptr())))
         {
-            cval key = visit_expr(index);
-            if (key.k != cval::kind::constant)
-            {
-                fail("container item assignment with a computed key", target);
-            }
-            if (PyList_CheckExact(container.obj.ptr()))
-            {
-                fail("list item assignment", target);
-            }
-            effect_plan e;
-            e.k = effect_plan::kind::set_item;
-            e.target = container.src;
-            e.key = key.obj;
-            e.value = plan_of(value, target);
-            m_spec->effects.push_back(e);
-            m_heap_writes[m_spec->sources[container.src].path + "[" +
-                          std::string(py::str(py::repr(key.obj))) + "]"] = value;
-            return;
+            return assign_container_item(container, visit_expr(index), value, target);
         }
         fail("item assignment on this object", target);
     }
@@ -581,6 +564,13 @@ namespace specula::engine::converter
                 {
                     // Python's loop would also visit the appended items.
                     fail("for over a list appended to in its body", node);
+                }
+                if ((e.k == effect_plan::kind::set_item ||
+                     e.k == effect_plan::kind::set_computed_item) &&
+                    e.target == seq.src)
+                {
+                    // Python's loop reads each item when it gets there.
+                    fail("for over a list or dict whose items its body sets", node);
                 }
             }
         }

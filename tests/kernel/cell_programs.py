@@ -227,4 +227,61 @@ PROGRAMS = [
         "    print(t, acc)",
         "acc, t",
     ]),
+    # `and`, `or` and `not` on counter conditions: decided by one guard on
+    # the whole condition's outcome. Python evaluates `10 % t` only when
+    # `t != 0`: the graph computes it anyway, and at t == 0 its divisor
+    # assert sends that iteration to CPython.
+    cell_program("counter_conditions_and_or_not", [
+        SETUP + "w = np.linspace(0.5, 1.5, 4)\nlog = []",
+        "for step in range(40):\n"
+        "    w = w * 0.99 + 0.01\n"
+        "    if step % 10 == 0 and step > 0:\n"
+        "        print('every ten', step, w.sum())\n"
+        "    if step < 2 or step >= 38:\n"
+        "        print('ends', step)\n"
+        "    if not step % 7:\n"
+        "        log.append(step)\n"
+        "    if not (step > 3 and step < 36) and step != 0 and 10 % step == 0:\n"
+        "        print('divides ten', step)\n"
+        "    late = step > 30 and step % 2 == 1\n"
+        "w, step, late, log",
+    ]),
+    # Items set through the counter in a list and in a dict keyed by ints
+    # (min-char-rnn keeps its time steps so): reads later in the same
+    # iteration see the written values, also when a constant index (hs[7],
+    # hs[-1]) and the counter's index name the same item on some iterations.
+    cell_program("counter_indexed_item_writes", [
+        SETUP + "hs = [np.zeros(3) for _ in range(8)]\nd = {0: np.ones(3), 'x': 1.5}\nacc = np.zeros(3)",
+        "for t in range(7):\n"
+        "    hs[t + 1] = hs[t] * 0.5 + float(t)\n"
+        "    d[t] = hs[t + 1] + 1.0\n"
+        "    acc = acc + d[t] - d[t // 2]\n"
+        "    hs[-1] = acc * 2.0\n"
+        "    acc = acc + hs[7] * 0.25 + hs[t] * 0.125\n"
+        "    d['x'] = d['x'] + 1.0\n"
+        "hs, d, acc, t",
+    ]),
+    # A list index past the end at iteration k: CPython raises the
+    # IndexError there, every earlier iteration committed.
+    cell_program("counter_item_write_out_of_range", [
+        SETUP + "buf = [0.0] * 5\nacc = np.zeros(2)",
+        "for k in range(8):\n"
+        "    acc = acc + 1.0\n"
+        "    buf[k] = float(acc.sum())\n"
+        "    print(k, buf[k])",
+        "acc, buf, k",
+    ]),
+    # A dict item set then read in the same iteration, and an append in an
+    # iteration that then raises: nothing of that iteration's graph attempt
+    # is visible, CPython runs it once.
+    cell_program("dict_write_read_and_append_before_an_exception", [
+        SETUP + "log = []\nd = {}\nw = np.ones(2)",
+        "for i in range(14):\n"
+        "    w = w * 1.5\n"
+        "    d[i] = w\n"
+        "    log.append(float(d[i].sum()))\n"
+        "    if i == 11:\n"
+        "        raise RuntimeError('stop at ' + str(i))",
+        "log, d, w, i",
+    ]),
 ]

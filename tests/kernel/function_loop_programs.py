@@ -190,4 +190,17 @@ PROGRAMS = [
         "    return dh, t, pos\n"
         "backward(50)",
     ]),
+    # An accumulator that becomes a NumPy float64 after the first trip
+    # (`loss -= np.log(...)`, as the demo RNN's forward loop does): a 0-d
+    # input of the loop's graph, not a reason to stay in CPython.
+    cell_program("numpy_scalar_accumulator_in_a_function", [
+        SETUP + "ps = [np.linspace(0.1, 0.9, 5) * (k + 1) / 30 for k in range(30)]",
+        "def nll(n):\n"
+        "    loss = 0.0\n"
+        "    for t in range(n):\n"
+        "        loss -= np.log(ps[t][t % 5])\n"
+        "        loss = loss * 0.5\n"
+        "    return loss, type(loss).__name__\n"
+        "nll(25)",
+    ]),
 ]

@@ -273,3 +273,47 @@ def test_a_counter_branch_and_counter_indexed_lists_compile_at_most_twice(kernel
     row = rows[0]
     assert row["state"] == "compiled" and row["compiles"] <= 2, row
     assert row["graph_runs"] >= 40 - 2, row
+
+
+def test_an_and_of_counter_conditions_compiles_at_most_twice(kernels):
+    # `if step % 50 == 0 and step > 0:` is one condition whose outcome one
+    # guard decides: two specialisations (taken, not taken), not one per
+    # value of the counter nor one per combination of its operands.
+    km, kc = kernels["thr0"]
+    execute(kc, "%reset -f", store_history=False)
+    execute(kc, "import numpy as np\nqw = np.ones(3)")
+    reply, messages = execute(kc, "print(get_ipython().execution_count)\n"
+                                  "for step in range(160):\n"
+                                  "    qw = qw * 0.999\n"
+                                  "    if step % 50 == 0 and step > 0:\n"
+                                  "        print(step, qw.sum())")
+    assert reply["status"] == "ok"
+    lines = _stdout(messages).splitlines()
+    count = int(lines[0])
+    assert [line.split()[0] for line in lines[1:]] == ["50", "100", "150"], lines
+    reply, messages = execute(kc, "%specula report")
+    assert reply["status"] == "ok" and f"In [{count}], line 2" in _stdout(messages)
+    rows = [r for r in _report(kc) if r["kind"] == "loop" and r["name"] == f"In [{count}], line 2"]
+    assert len(rows) == 1, [(r["name"], r["compiles"]) for r in _report(kc)]
+    row = rows[0]
+    assert row["state"] == "compiled" and row["compiles"] <= 2, row
+    assert row["graph_runs"] >= 160 - 2, row
+
+
+def test_counter_indexed_item_writes_compile_at_most_twice(kernels):
+    # `hs[t + 1] = ...` on a list and `d[t] = ...` on a dict: the index is
+    # computed by the guards, not a value each iteration recompiles for.
+    km, kc = kernels["thr0"]
+    execute(kc, "%reset -f", store_history=False)
+    execute(kc, "import numpy as np\nqs = [np.zeros(2) for _ in range(41)]\nqd = {}")
+    reply, messages = execute(kc, "print(get_ipython().execution_count)\n"
+                                  "for qi in range(40):\n"
+                                  "    qs[qi + 1] = qs[qi] * 0.5 + 1.0\n"
+                                  "    qd[qi] = qs[qi + 1].sum()")
+    assert reply["status"] == "ok"
+    count = int(_stdout(messages))
+    rows = [r for r in _report(kc) if r["kind"] == "loop" and r["name"] == f"In [{count}], line 2"]
+    assert len(rows) == 1, [(r["name"], r["compiles"]) for r in _report(kc)]
+    row = rows[0]
+    assert row["state"] == "compiled" and row["compiles"] <= 2, row
+    assert row["graph_runs"] >= 40 - 2, row
