@@ -82,10 +82,21 @@ namespace specula::engine::converter
         for (const effect_plan& e : m_spec->effects)
         {
             // The item is read before the run: an append earlier in the
-            // iteration would not be seen.
-            if (e.k == effect_plan::kind::list_append)
+            // iteration would not be seen. Another list appended to (`hs`
+            // before `ix[pos + t]`) is kept another object by a guard.
+            if (e.k != effect_plan::kind::list_append)
+            {
+                continue;
+            }
+            if (e.target == container.src)
             {
                 fail("a list item at a computed index after list.append", node);
+            }
+            if (m_distinct_containers.insert({e.target, container.src}).second)
+            {
+                m_spec->guards.add(make_distinct_guard(e.target, container.src,
+                                                       m_spec->sources[e.target].path + " is not " +
+                                                           m_spec->sources[container.src].path));
             }
         }
         cval written;

@@ -196,11 +196,12 @@ PROGRAMS = [
     cell_program("numpy_scalar_accumulator_in_a_function", [
         SETUP + "ps = [np.linspace(0.1, 0.9, 5) * (k + 1) / 30 for k in range(30)]",
         "def nll(n):\n"
-        "    loss = 0.0\n"
+        "    loss, seen = 0.0, []\n"
         "    for t in range(n):\n"
+        "        seen.append(loss)\n"
         "        loss -= np.log(ps[t][t % 5])\n"
         "        loss = loss * 0.5\n"
-        "    return loss, type(loss).__name__\n"
+        "    return loss, type(loss).__name__, seen\n"
         "nll(25)",
     ]),
 ]
