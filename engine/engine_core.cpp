@@ -55,6 +55,7 @@ namespace specula::engine
         std::size_t dropped = 0;
         for (const auto& rec : m_records)
         {
+            rec->chunk.spec.reset(); // rebuilt under the new mode
             auto& specs = rec->r->specialisations();
             bool had_some = !specs.empty();
             for (std::size_t i = specs.size(); i-- > 0;)
@@ -127,6 +128,7 @@ namespace specula::engine
             rec->prof.clear();
             rec->recompile_pending = false;
             rec->cost_injections.clear();
+            rec->chunk = loop_chunk_record{rec->chunk.target};
             kept.push_back(std::move(rec));
         }
         m_records = std::move(kept);

@@ -14,6 +14,7 @@
 
 #include "engine/config.hpp"
 #include "engine/frame_hook.hpp"
+#include "engine/loop_chunks.hpp"
 #include "engine/profiler.hpp"
 #include "engine/region.hpp"
 #include "engine/whitelist.hpp"
@@ -49,6 +50,8 @@ namespace specula::engine
         // The paths of a `for` loop's target names (its counter): they change
         // every iteration, so profiling relaxes them at once.
         std::vector<std::string> loop_targets;
+        // A `for` loop over a range run in chunks (loop_chunks.hpp).
+        loop_chunk_record chunk;
         // Tests: timings given to the specialisations whose situation
         // (situation_of) contains `match`, now and when compiled later.
         struct cost_injection
@@ -66,6 +69,7 @@ namespace specula::engine
         static engine_core& instance();
 
         const config& settings() const { return m_config; }
+        const whitelist& whitelist_table() const { return m_whitelist; }
         // Installs the frame hook (requires the GIL). Returns false with a
         // Python exception set on failure. A no-op when SPECULA_ENGINE=off
         // unless `force`.

@@ -268,6 +268,27 @@ namespace specula::engine
         return text.empty() ? "any call" : text;
     }
 
+    namespace
+    {
+        // One line on a loop's chunks (loop_chunks.hpp).
+        void write_chunks(std::ostringstream& out, const loop_chunk_record& c)
+        {
+            out << "  chunks: ";
+            if (c.target.empty())
+            {
+                out << "none (not a for loop over a range with one target name)\n";
+                return;
+            }
+            out << c.chunks << " chunk(s) ran " << c.iterations << " iteration(s) in " << c.time_s
+                << " s, " << c.failures << " failed (replayed one by one)";
+            if (!c.reason.empty())
+            {
+                out << "; " << (c.refused ? "no (more) chunks: " : "") << c.reason;
+            }
+            out << "\n";
+        }
+    } // namespace
+
     std::string explain_region(const region_record& rec)
     {
         const region& r = *rec.r;
@@ -286,6 +307,10 @@ namespace specula::engine
         const region_timing& t = r.timing();
         out << "  time: " << t.graph_s << " s in " << t.graph_calls << " graph call(s), "
             << t.cpython_s << " s in " << t.cpython_calls << " timed CPython call(s)\n";
+        if (rec.cell_body && std::string(rec.kind) == "loop")
+        {
+            write_chunks(out, rec.chunk);
+        }
         bool terminal =
             r.state() == region_state::not_convertible || r.state() == region_state::blacklisted;
         if (!terminal)

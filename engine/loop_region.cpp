@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/engine_core.hpp"
+#include "engine/loop_chunks.hpp"
 #include "engine/loop_locals.hpp"
 #include "engine/sources.hpp"
 
@@ -27,6 +28,7 @@ namespace specula::engine
             // the same cell) ends that iteration's timing.
             bool timing = false;
             clock::time_point started;
+            loop_cursor cursor; // a `for` loop over a range: where it is (chunks)
         };
 
         std::vector<loop_state> g_loops; // indexed by the transformer's loop id
@@ -85,15 +87,20 @@ namespace specula::engine
                     split_loop_names(reinterpret_cast<PyCodeObject*>(code.ptr()), rec->cell_names);
                 rec->loop_locals = std::move(split.locals);
                 rec->cell_names = std::move(split.globals);
-                for (py::handle name : d[5])
-                {
-                    rec->loop_bound.push_back(py::str(name));
-                }
+            }
+            for (py::handle name : d[5])
+            {
+                rec->loop_bound.push_back(py::str(name));
             }
             for (py::handle name : d[6])
             {
                 const std::string target = py::str(name);
                 rec->loop_targets.push_back(rec->function_loop ? target : global_path(target));
+            }
+            py::list targets(d[6]);
+            if (!cell && targets.size() == 1)
+            {
+                rec->chunk.target = py::str(targets[0]);
             }
             if (cell)
             {
@@ -147,13 +154,24 @@ namespace specula::engine
         // One entry of a loop at a cell's module level: every name is a
         // global. A new reference to True (ran as a graph) or False, or NULL
         // with an exception set.
-        PyObject* enter_in_cell(long id, region_record& rec)
+        PyObject* enter_in_cell(long id, region_record& rec, loop_cursor& cursor)
         {
             frame_hook::frame_view view{nullptr, PyEval_GetGlobals(), PyEval_GetBuiltins(), nullptr,
                                         nullptr};
             if (view.globals == nullptr || view.builtins == nullptr)
             {
                 Py_RETURN_FALSE;
+            }
+            switch (loop_chunks::run(rec, cursor, view.globals, view.builtins, nullptr, nullptr,
+                                     nullptr))
+            {
+            case loop_chunks::chunk_exit::ran:
+                g_broke = false;
+                Py_RETURN_TRUE;
+            case loop_chunks::chunk_exit::fail:
+                return nullptr;
+            case loop_chunks::chunk_exit::not_run:
+                break;
             }
             PyObject* result = nullptr;
             frame_exit exit = engine_core::instance().enter_region(rec, view, &result);
@@ -180,7 +198,7 @@ namespace specula::engine
         // and are the graph's arguments; after the commit the locals the
         // iteration rebound are written back into the frame. Same answers as
         // enter_in_cell.
-        PyObject* enter_in_function(long id, region_record& rec)
+        PyObject* enter_in_function(long id, region_record& rec, loop_cursor& cursor)
         {
             PyFrameObject* frame = PyEval_GetFrame(); // borrowed
             if (frame == nullptr)
@@ -206,6 +224,17 @@ namespace specula::engine
             if (view.globals == nullptr || view.builtins == nullptr)
             {
                 Py_RETURN_FALSE;
+            }
+            switch (loop_chunks::run(rec, cursor, view.globals, view.builtins, view.code,
+                                     view.locals, &locals))
+            {
+            case loop_chunks::chunk_exit::ran:
+                g_broke = false;
+                Py_RETURN_TRUE;
+            case loop_chunks::chunk_exit::fail:
+                return nullptr;
+            case loop_chunks::chunk_exit::not_run:
+                break;
             }
             PyObject* result = nullptr;
             frame_exit exit = engine_core::instance().enter_region(rec, view, &result);
@@ -267,8 +296,9 @@ namespace specula::engine
             {
                 Py_RETURN_FALSE;
             }
-            PyObject* answer =
-                st->in_function ? enter_in_function(id, *st->rec) : enter_in_cell(id, *st->rec);
+            PyObject* answer = st->in_function ? enter_in_function(id, *st->rec, st->cursor)
+                                               : enter_in_cell(id, *st->rec, st->cursor);
+            loop_chunks::after_iteration(st->cursor, answer == Py_True);
             if (answer == Py_False)
             {
                 st->timing = true;
@@ -301,6 +331,39 @@ namespace specula::engine
                 Py_RETURN_FALSE;
             }
             Py_RETURN_TRUE;
+        }
+
+        // __specula_iter__(id, iterable), where a live `for` loop takes its
+        // iterator: iter(iterable) (a new reference, or NULL with CPython's
+        // exception), a range recorded for chunks.
+        PyObject* loop_iter(PyObject*, PyObject* const* args, Py_ssize_t nargs)
+        {
+            if (nargs != 2)
+            {
+                PyErr_SetString(PyExc_TypeError, "__specula_iter__ takes 2 arguments");
+                return nullptr;
+            }
+            long id = PyLong_AsLong(args[0]);
+            if (id < 0)
+            {
+                PyErr_Clear();
+                return PyObject_GetIter(args[1]);
+            }
+            loop_state* st = engine_core::instance().enabled() ? state_of(id) : nullptr;
+            if (st == nullptr || st->rec->chunk.target.empty())
+            {
+                return PyObject_GetIter(args[1]);
+            }
+            PyObject* it = loop_chunks::start(st->cursor, args[1]);
+            loop_chunk_record& chunk = st->rec->chunk;
+            if (it != nullptr && !chunk.refused)
+            {
+                // Why this run of the loop has no chunks (none: it may).
+                chunk.reason = st->cursor.iter ? std::string()
+                                               : std::string("iterates over a ") +
+                                                     Py_TYPE(args[1])->tp_name + ", not a range";
+            }
+            return it;
         }
 
         // __specula_loop_done__(id): a cell's statements ran to their end in
@@ -340,6 +403,9 @@ namespace specula::engine
                                "Specula: whether this loop starts as an engine region."};
         PyMethodDef g_done_def{"__specula_loop_done__", loop_done, METH_O,
                                "Specula: a cell region's statements ran to their end in CPython."};
+        PyMethodDef g_iter_def{"__specula_iter__", reinterpret_cast<PyCFunction>(loop_iter),
+                               METH_FASTCALL,
+                               "Specula: the iterator of a loop the engine may run in chunks."};
         PyMethodDef g_broke_def{"__specula_loop_broke__", loop_broke, METH_NOARGS,
                                 "Specula: whether the iteration the engine ran took a break."};
     } // namespace
@@ -391,6 +457,8 @@ namespace specula::engine
                 py::reinterpret_steal<py::object>(PyCFunction_New(&g_live_def, nullptr));
             builtins.attr(g_done_def.ml_name) =
                 py::reinterpret_steal<py::object>(PyCFunction_New(&g_done_def, nullptr));
+            builtins.attr(g_iter_def.ml_name) =
+                py::reinterpret_steal<py::object>(PyCFunction_New(&g_iter_def, nullptr));
             builtins.attr(g_broke_def.ml_name) =
                 py::reinterpret_steal<py::object>(PyCFunction_New(&g_broke_def, nullptr));
         }

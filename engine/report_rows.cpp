@@ -58,6 +58,23 @@ namespace specula::engine
         }
     } // namespace
 
+    namespace
+    {
+        // A loop's chunks: how many ran, their iterations, the failed ones
+        // (replayed one by one) and why the loop runs none (or no more).
+        void add_chunk_fields(const region_record& rec, py::dict& d)
+        {
+            const loop_chunk_record& c = rec.chunk;
+            d["chunks"] = c.chunks;
+            d["chunk_iterations"] = c.iterations;
+            d["chunk_failures"] = c.failures;
+            d["chunk_time_s"] = c.time_s;
+            std::string why =
+                c.target.empty() ? "not a for loop over a range with one target name" : c.reason;
+            d["chunk_reason"] = why.empty() ? py::object(py::none()) : py::object(py::str(why));
+        }
+    } // namespace
+
     py::list engine_core::report() const
     {
         py::list out;
@@ -81,7 +98,8 @@ namespace specula::engine
             d["reason"] = r.reason() ? py::object(py::str(*r.reason())) : py::object(py::none());
             d["compiles"] = r.counters().compiles;
             d["sunk_stores"] = r.counters().sunk_stores;
-            d["time_graph_s"] = r.timing().graph_s;
+            // Chunks of a loop are graph time too (loop_chunks.hpp).
+            d["time_graph_s"] = r.timing().graph_s + rec->chunk.time_s;
             d["time_cpython_s"] = r.timing().cpython_s;
             d["time_saved_s"] = seconds_or_none(region_time_saved(r));
             py::list specs;
@@ -91,6 +109,10 @@ namespace specula::engine
                 specs.append(specialisation_row(*list[i]));
             }
             d["specialisations"] = specs;
+            if (rec->cell_body && std::string(rec->kind) == "loop")
+            {
+                add_chunk_fields(*rec, d);
+            }
             out.append(d);
         }
         return out;

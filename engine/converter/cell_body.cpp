@@ -6,18 +6,12 @@
 
 namespace specula::engine::converter
 {
-    namespace
+    PyCodeObject* module_level_code()
     {
-        // The code of an empty module: no locals, no free variables, so a
-        // name the body does not assign resolves as a global (read_name).
-        // Borrowed; created once and never freed.
-        PyCodeObject* module_level_code()
-        {
-            static PyObject* code =
-                Py_CompileString("pass", "<cell>", Py_file_input); // new reference, kept
-            return reinterpret_cast<PyCodeObject*>(code);
-        }
-    } // namespace
+        static PyObject* code =
+            Py_CompileString("pass", "<cell>", Py_file_input); // new reference, kept
+        return reinterpret_cast<PyCodeObject*>(code);
+    }
 
     std::shared_ptr<specialisation>
     converter::convert_cell_body(py::handle body, const std::string& file,

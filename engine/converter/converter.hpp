@@ -219,6 +219,27 @@ namespace specula::engine::converter
         std::vector<std::string> bound;
     };
 
+    // The code of an empty module (cell_body.cpp): no locals, no free
+    // variables, so a name the converted code does not assign resolves as a
+    // global. Borrowed; created once and never freed (null with a Python
+    // error on failure).
+    PyCodeObject* module_level_code();
+
+    // A chunk of a stable `for` loop over a range (loop_chunk.cpp): `target`
+    // the loop's name, `names` every name the body mentions, `bound` the ones
+    // it binds; a loop in a function (`in_function`) also splits them into
+    // its `locals` (the frame view's `locals`, in this order) and `globals`.
+    struct loop_chunk_scope
+    {
+        std::string file;
+        std::string target;
+        std::vector<std::string> names;
+        std::vector<std::string> bound;
+        bool in_function = false;
+        std::vector<std::string> locals;
+        std::vector<std::string> globals;
+    };
+
     // A local a `for` converted as an IR LOOP carries (range_loop.cpp): its
     // value before the loop (`init`; entry `orig`, -1 for a Python float
     // constant) and the loop argument (`arg`, entry `fresh`) the body sees.
@@ -258,6 +279,13 @@ namespace specula::engine::converter
         std::shared_ptr<specialisation> convert_function_loop(py::handle body,
                                                               const function_loop_scope& scope,
                                                               std::string& diagnostic);
+
+        // loop_chunk.cpp: the next iterations of a stable loop as one IR LOOP;
+        // the frame view's `locals` end with the chunk's start, trip count
+        // and step. The result is False (cell loops) or, in a function,
+        // (False, names of the locals rebound, their values...).
+        std::shared_ptr<specialisation>
+        convert_loop_chunk(py::handle body, const loop_chunk_scope& scope, std::string& diagnostic);
 
         // The specialisation as far as conversion got (its guards describe the
         // situation a failure depends on).
@@ -371,6 +399,16 @@ namespace specula::engine::converter
         // read from the frame (false for any other name).
         bool read_loop_local(const std::string& name, cval& out);
         py::object parsed_body(PyCodeObject* code, int& first_line);
+
+        // loop_chunk.cpp
+        void build_loop_chunk(py::handle body, const loop_chunk_scope& scope);
+        cval chunk_initial(const std::string& name, const loop_chunk_scope& scope, py::handle node,
+                           bool& carried);
+        cval chunk_parameter(int index, const char* path, bool relaxed);
+        void finish_loop_chunk(const loop_chunk_scope& scope,
+                               const std::vector<carried_slot>& slots,
+                               const std::vector<bool>& rebound,
+                               const std::vector<ir::value_id>& outs, py::handle node);
 
         // recursion.cpp: recursion over tree objects
         bool calls_itself(py::handle fdef) const;

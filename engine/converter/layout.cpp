@@ -164,7 +164,10 @@ namespace specula::engine::converter
         const ir::value& val = p_graph->get(v);
         if (val.def == ir::no_id)
         {
-            return false;
+            // A region argument: only one whose NumPy order a loop checks on
+            // every trip (loop_chunk.cpp) is known to be C-contiguous.
+            auto known = m_layouts.find(v);
+            return known != m_layouts.end() && known->second == layout::contiguous;
         }
         const ir::node& n = p_graph->get_node(val.def);
         if (n.code == ir::op::INPUT)

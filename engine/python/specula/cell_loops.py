@@ -4,6 +4,27 @@ An IPython AST transformer turns every ``for``/``while`` loop at a cell's
 module level (and the loops nested in them) into::
 
     if __specula_loop_live__(7):            # once per loop start
+        for x in __specula_iter__(7, it):   # iter(it); a range is recorded
+            if __specula_loops__[7] and __specula_loop__(7):   # the engine ran this iteration
+                if __specula_loop_broke__():    # ... or, in chunks, the next ones
+                    break
+                continue
+            <the original body>
+        else:
+            <the original else>
+    else:                                   # engine off, or the region
+        <the original loop>                 # went back to CPython for good
+
+A ``for`` loop over a ``range`` whose iterations keep running as graphs
+runs in chunks: one graph runs the next K iterations, commits them, advances
+the range iterator past them (``__specula_iter__`` gave the engine that
+iterator) and binds the target to the last value, so CPython's ``for`` goes
+on at the next iteration and never runs a committed one again. ``while``
+loops and other iterables run iteration by iteration.
+
+The marker for a loop over anything else is the same, without chunks:
+
+    if __specula_loop_live__(7):
         for x in it:
             if __specula_loops__[7] and __specula_loop__(7):   # the engine ran this iteration
                 if __specula_loop_broke__():    # ... and it took a ``break``
@@ -43,6 +64,7 @@ LIVE = "__specula_loop_live__"
 MARK = "__specula_loop__"
 FLAGS = "__specula_loops__"
 BROKE = "__specula_loop_broke__"
+ITER = "__specula_iter__"
 DONE = "__specula_loop_done__"
 
 # id -> (name, line, original statements, names they mention,
@@ -231,6 +253,15 @@ class loop_transformer(ast.NodeTransformer):
         loop_id = _register_loop(original, self._cell_number(), self.m_function)
         plain = copy.deepcopy(node)
         node.body.insert(0, _marker(loop_id, node.body[0]))
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+            # The engine gets the iterator CPython's `for` holds, so a
+            # chunk of iterations can move it on (never a committed
+            # iteration twice).
+            call = ast.Call(func=ast.Name(id=ITER, ctx=ast.Load()), args=[ast.Constant(value=loop_id), node.iter],
+                            keywords=[])
+            for part in (call, call.func, call.args[0]):
+                ast.copy_location(part, node.iter)  # the iterable keeps its own locations
+            node.iter = call
         # Chosen once per loop start: a loop whose region went back to
         # CPython for good (or the engine off) runs without any call per
         # iteration.
@@ -283,3 +314,69 @@ def install(shell):
     if not any(isinstance(t, loop_transformer) for t in shell.ast_transformers):
         shell.ast_transformers.append(loop_transformer(shell))
     return True
+
+
+# Chunks of a loop (engine/loop_chunks.cpp): an `if` whose test reads only
+# the loop's target, int literals and `+ - * % //` and one comparison is
+# decided for a whole chunk, which the engine ends before the first
+# iteration that would take the other side.
+_COUNTER_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Mod, ast.FloorDiv)
+_COUNTER_COMPARE = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _counter_expr(node, target):
+    if isinstance(node, ast.Name):
+        return node.id == target
+    if isinstance(node, ast.Constant):
+        return type(node.value) is int
+    if isinstance(node, ast.BinOp):
+        return (isinstance(node.op, _COUNTER_OPS) and _counter_expr(node.left, target)
+                and _counter_expr(node.right, target))
+    return False
+
+
+def _is_counter_test(test, target):
+    return (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], _COUNTER_COMPARE)
+            and _counter_expr(test.left, target) and _counter_expr(test.comparators[0], target)
+            and any(isinstance(n, ast.Name) for n in ast.walk(test)))
+
+
+def _counter_ifs(statements, target):
+    """The `if` statements of a loop body (outside nested scopes) whose test
+    is a counter test, in a fixed order."""
+    found = []
+    todo = list(statements)
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, ast.If) and _is_counter_test(node.test, target):
+            found.append(node)
+        if not isinstance(node, _SCOPES):
+            todo.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def counter_tests(statements, target):
+    """The tests of the counter `if`s of a loop body (see _counter_ifs)."""
+    return [node.test for node in _counter_ifs(statements, target)]
+
+
+class _resolve(ast.NodeTransformer):
+    def __init__(self, sides):
+        self.m_sides = sides  # id of an `if` node of the copy -> the side it takes
+
+    def visit_If(self, node):
+        side = self.m_sides.get(id(node))
+        self.generic_visit(node)
+        if side is None:
+            return node
+        taken = node.body if side else node.orelse
+        return taken or [ast.copy_location(ast.Pass(), node)]
+
+
+def resolve_counter_tests(statements, target, outcomes):
+    """A copy of the loop body with each counter `if` replaced by the side
+    `outcomes` (in counter_tests' order) says it takes."""
+    body = copy.deepcopy(list(statements))
+    sides = {id(node): bool(o) for node, o in zip(_counter_ifs(body, target), outcomes)}
+    module = _resolve(sides).visit(ast.Module(body=body, type_ignores=[]))
+    return module.body

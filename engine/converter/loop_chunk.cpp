@@ -1,0 +1,318 @@
+// A chunk of a stable loop: the body of a `for` over a range, run for the
+// next K iterations as one IR LOOP (loop_chunks.cpp decides when). The names
+// the body binds, and the arrays it mentions (which it may update in place),
+// are the loop's carried values; the target is `start + counter * step`;
+// after the LOOP the names it rebound are written back once (globals: one
+// buffered `set_global` each; a function's locals: the result tuple the
+// frame's locals get) and the arrays updated in place get their final value.
+//
+// The chunk's start, trip count and step are the last three values of the
+// frame view's `locals` (`arg` sources: the first two relaxed ints, the step
+// specialised), after a function loop's own locals.
+//
+// Refused (the loop keeps running iteration by iteration): effects inside
+// the body (print, appends, attribute or item writes: they would need
+// per-iteration stacking), `break` and `return`, names bound to values other
+// than arrays and floats (Python ints, lists...), a name both updated in place
+// and rebound, a name left naming an input or a view, and whatever the body
+// converter refuses. A `break` or an `if` taken under an assert fails the
+// chunk's run: nothing is committed and the iterations are replayed one by
+// one.
+#include "engine/converter/converter.hpp"
+#include "engine/loop_locals.hpp"
+#include "engine/numpy_api.hpp"
+
+#include <algorithm>
+
+namespace specula::engine::converter
+{
+    namespace
+    {
+        bool contains(const std::vector<std::string>& names, const std::string& name)
+        {
+            return std::find(names.begin(), names.end(), name) != names.end();
+        }
+    } // namespace
+
+    // A name the chunk carries: bound by the body, or naming an array now
+    // (in-place updates). Null `value` when neither.
+    cval converter::chunk_initial(const std::string& name, const loop_chunk_scope& scope,
+                                  py::handle node, bool& carried)
+    {
+        carried = false;
+        const bool bound = contains(scope.bound, name);
+        PyObject* now = nullptr; // borrowed
+        auto local = m_loop_locals.find(name);
+        if (local != m_loop_locals.end())
+        {
+            now = m_frame.locals[local->second];
+        }
+        else
+        {
+            py::str key(name);
+            now = PyDict_GetItemWithError(m_frame.globals, key.ptr());
+            if (now == nullptr && PyErr_Occurred())
+            {
+                throw py::error_already_set();
+            }
+        }
+        if (!bound && (now == nullptr || !PyArray_Check(now)))
+        {
+            return cval{};
+        }
+        if (now == nullptr)
+        {
+            fail("name " + name + " bound in the loop but unbound before the chunk", node);
+        }
+        carried = true;
+        cval v;
+        if (local != m_loop_locals.end())
+        {
+            read_loop_local(name, v);
+            return v;
+        }
+        return read_global(name, node);
+    }
+
+    // The chunk's start, trip count and step: relaxed int inputs (start,
+    // trips) and the specialised step.
+    cval converter::chunk_parameter(int index, const char* path, bool relaxed)
+    {
+        int src = m_spec->sources.add(source{source_kind::arg, -1, index, py::none(), path});
+        if (relaxed)
+        {
+            m_relaxed_sources.insert(src);
+        }
+        return read_source(src, m_frame.locals[index]);
+    }
+
+    std::shared_ptr<specialisation> converter::convert_loop_chunk(py::handle body,
+                                                                  const loop_chunk_scope& scope,
+                                                                  std::string& diagnostic)
+    {
+        m_spec = std::make_shared<specialisation>();
+        m_spec->module = std::make_unique<ir::module>();
+        p_graph = &m_spec->module->add_graph("main");
+        m_builder = std::make_unique<ir::builder>(*p_graph);
+        m_first_line = 1; // the loop's AST carries the cell's own line numbers
+        return guarded([&] { build_loop_chunk(body, scope); }, diagnostic);
+    }
+
+    void converter::build_loop_chunk(py::handle body, const loop_chunk_scope& scope)
+    {
+        py::list statements = py::reinterpret_borrow<py::list>(body);
+        py::handle first = py::len(statements) > 0 ? statements[0] : py::handle();
+        if (scope.in_function)
+        {
+            p_code = m_frame.code;
+            m_file = py::str(p_code->co_filename);
+            for (const std::string& name : scope.names)
+            {
+                if (in_names(PyCode_GetCellvars(p_code), name) ||
+                    in_names(PyCode_GetFreevars(p_code), name))
+                {
+                    fail("local " + name + " captured by a nested function or comprehension",
+                         first);
+                }
+            }
+            for (size_t i = 0; i < scope.locals.size(); ++i)
+            {
+                m_loop_locals[scope.locals[i]] = static_cast<int>(i);
+            }
+        }
+        else
+        {
+            p_code = module_level_code();
+            if (p_code == nullptr)
+            {
+                throw py::error_already_set();
+            }
+            m_file = scope.file;
+            m_cell_mode = true;
+        }
+        const int params = static_cast<int>(scope.locals.size());
+        cval start = chunk_parameter(params, "chunk start", true);
+        cval trips = chunk_parameter(params + 1, "chunk trips", true);
+        cval step = chunk_parameter(params + 2, "chunk step", false);
+        if (start.k != cval::kind::array || trips.k != cval::kind::array ||
+            step.k != cval::kind::constant || !PyLong_CheckExact(step.obj.ptr()))
+        {
+            fail("chunk bounds outside the int range of loop counters", first);
+        }
+        const long long step_value = PyLong_AsLongLong(step.obj.ptr());
+        if (contains(scope.bound, scope.target))
+        {
+            // CPython keeps the body's value, not the counter's.
+            fail("loop target " + scope.target + " rebound in the body", first);
+        }
+
+        // Every name but the carried ones and the target is read (and
+        // written, refused below) as the iteration converter does.
+        std::vector<carried_slot> slots;
+        std::vector<std::string> globals = scope.in_function ? scope.globals : scope.names;
+        for (const std::string& name : scope.names)
+        {
+            if (name == scope.target)
+            {
+                continue;
+            }
+            bool carried = false;
+            cval v = chunk_initial(name, scope, first, carried);
+            if (carried)
+            {
+                slots.push_back(carried_local(name, v, first));
+                globals.erase(std::remove(globals.begin(), globals.end(), name), globals.end());
+            }
+        }
+        globals.erase(std::remove(globals.begin(), globals.end(), scope.target), globals.end());
+        m_declared_globals.insert(globals.begin(), globals.end());
+
+        const size_t effects = m_spec->effects.size();
+        const size_t heap_writes = m_heap_writes.size();
+        const size_t dicts = m_dicts.size();
+        std::vector<ir::value_id> values;
+        for (const array_entry& e : m_arrays)
+        {
+            values.push_back(e.value);
+        }
+        std::vector<ir::value_type> arg_types{ir::value_type{ir::dtype::int64, ir::shape({})}};
+        std::vector<ir::value_id> init;
+        for (const carried_slot& s : slots)
+        {
+            arg_types.push_back(type_of(s.init));
+            init.push_back(s.init);
+        }
+        ir::region_id region = m_builder->new_region(arg_types);
+        std::vector<ir::value_id> results;
+        std::vector<bool> rebound;
+        {
+            ir::builder::insertion_guard keep(*m_builder);
+            m_builder->set_insertion_end(region);
+            ir::value_id counter = m_builder->arg(region, 0);
+            if (step_value != 1)
+            {
+                counter = m_builder->binary(
+                    ir::op::MUL, counter,
+                    m_builder->constant(ir::scalar::of_int(ir::dtype::int64, step_value)));
+            }
+            const ir::value_id start_v = m_arrays[static_cast<size_t>(start.arr)].value;
+            cval index =
+                new_array(m_builder->binary(ir::op::ADD, start_v, counter), surface::py_int);
+            // The engine runs a chunk only when every value it gives the
+            // target lies in the range of a relaxed int (loop_chunks.cpp).
+            m_arrays[static_cast<size_t>(index.arr)].int_lo = relaxed_int_lo;
+            m_arrays[static_cast<size_t>(index.arr)].int_hi = relaxed_int_hi;
+            m_locals[scope.target] = index;
+            for (size_t k = 0; k < slots.size(); ++k)
+            {
+                carried_slot& s = slots[k];
+                s.arg = m_builder->arg(region, static_cast<int>(k + 1));
+                cval a = new_array(s.arg, s.surf);
+                s.fresh = a.arr;
+                m_locals[s.name] = a;
+                // NumPy's memory order of the value at a trip's start: that
+                // of the value before the loop, checked below to be that of
+                // the value at a trip's end too.
+                m_layouts[s.arg] = layout_of(s.init);
+            }
+            visit_body(body);
+            if (m_breaking || m_returned)
+            {
+                fail("break or return in a loop run in chunks", first);
+            }
+            m_continuing = false; // the trip ends there, as the iteration did
+            if (m_spec->effects.size() != effects || m_heap_writes.size() != heap_writes ||
+                m_dicts.size() != dicts)
+            {
+                fail("effects (print, attribute, item or global writes, appends) in a loop run "
+                     "in chunks",
+                     first);
+            }
+            for (size_t i = 0; i < values.size(); ++i)
+            {
+                if (m_arrays[i].value != values[i])
+                {
+                    fail("in-place update of an array not named by the loop in a loop run in "
+                         "chunks",
+                         first);
+                }
+            }
+            for (size_t k = 0; k < slots.size(); ++k)
+            {
+                rebound.push_back(m_locals.at(slots[k].name).arr != slots[k].fresh);
+                results.push_back(carried_result(slots[k], values.size(), arg_types[k + 1], first));
+                if (layout_of(results.back()) != m_layouts.at(slots[k].arg))
+                {
+                    fail("array " + slots[k].name +
+                             " whose memory order changes from one iteration to the next",
+                         first);
+                }
+            }
+            m_builder->set_results(region, results);
+        }
+        const ir::value_id count = m_arrays[static_cast<size_t>(trips.arr)].value;
+        std::vector<ir::value_id> outs =
+            m_builder->loop(ir::loop_attr{true, false}, count, ir::no_id, init, region);
+        if (!m_builder->ok() || outs.size() != slots.size())
+        {
+            fail("loop run in chunks (IR: " + m_builder->state().message() + ")", first);
+        }
+        finish_loop_chunk(scope, slots, rebound, outs, first);
+    }
+
+    // After the LOOP: arrays updated in place get their final value, rebound
+    // names their last one (the chunk runs at least one trip).
+    void converter::finish_loop_chunk(const loop_chunk_scope& scope,
+                                      const std::vector<carried_slot>& slots,
+                                      const std::vector<bool>& rebound,
+                                      const std::vector<ir::value_id>& outs, py::handle node)
+    {
+        m_locals.clear();
+        py::list names;
+        std::vector<cval> values;
+        for (size_t k = 0; k < slots.size(); ++k)
+        {
+            const carried_slot& s = slots[k];
+            if (s.in_place)
+            {
+                write_array(s.orig, outs[k], node);
+            }
+            if (!rebound[k])
+            {
+                continue;
+            }
+            cval now = new_array(outs[k], s.surf);
+            if (scope.in_function && m_loop_locals.count(s.name))
+            {
+                names.append(py::str(s.name));
+                values.push_back(now);
+                continue;
+            }
+            effect_plan e;
+            e.k = effect_plan::kind::set_global;
+            e.key = py::str(s.name);
+            e.value = plan_of(now, node);
+            m_spec->effects.push_back(e);
+        }
+        m_result = cval{};
+        if (scope.in_function)
+        {
+            // As an OSR iteration's: (broke, names, values...).
+            m_result.k = cval::kind::tuple;
+            cval broke;
+            broke.obj = py::bool_(false);
+            cval bound;
+            bound.obj = py::tuple(names);
+            m_result.items = {broke, bound};
+            m_result.items.insert(m_result.items.end(), values.begin(), values.end());
+        }
+        else
+        {
+            m_result.obj = py::bool_(false);
+        }
+        m_returned = true;
+        m_breaking = false;
+        m_continuing = false;
+        finish_graph();
+    }
+} // namespace specula::engine::converter

@@ -1,0 +1,454 @@
+#include "engine/loop_chunks.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+
+#include "engine/converter/converter.hpp"
+#include "engine/engine_core.hpp"
+#include "engine/loop_locals.hpp"
+#include "engine/runner.hpp"
+
+namespace specula::engine
+{
+    namespace
+    {
+        namespace py = pybind11;
+        using clock = std::chrono::steady_clock;
+
+        constexpr std::int64_t first_chunk = 4;
+        constexpr std::int64_t max_chunk = std::int64_t{1} << 16;
+        // A chunk graph whose guards keep failing is rebuilt this often.
+        constexpr std::int64_t max_compiles = 4;
+        // Chunks that keep failing cost their work twice: stop after this many.
+        constexpr std::int64_t max_failures = 16;
+
+        bool long_attr(PyObject* o, const char* name, long long& out)
+        {
+            py::object v =
+                py::reinterpret_steal<py::object>(PyObject_GetAttrString(o, name)); // new reference
+            if (!v)
+            {
+                PyErr_Clear();
+                return false;
+            }
+            int overflow = 0;
+            out = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+            if (overflow != 0 || (out == -1 && PyErr_Occurred()))
+            {
+                PyErr_Clear();
+                return false;
+            }
+            return true;
+        }
+
+        void refuse(region_record& rec, std::string why)
+        {
+            rec.chunk.refused = true;
+            rec.chunk.reason = std::move(why);
+            rec.chunk.spec.reset();
+        }
+
+        // A counter test (cell_loops._is_counter_test) as an int_expr whose
+        // leaf (source 0) is the target; null when it has no such form.
+        int_expr_ptr counter_expr(py::handle node, const std::string& target)
+        {
+            const std::string kind = py::str(node.get_type().attr("__name__"));
+            if (kind == "Name")
+            {
+                return py::str(node.attr("id")).cast<std::string>() == target
+                           ? int_leaf(0, Py_None, target)
+                           : nullptr;
+            }
+            if (kind == "Constant")
+            {
+                py::object v = node.attr("value");
+                int overflow = 0;
+                const long long c = PyLong_CheckExact(v.ptr())
+                                        ? PyLong_AsLongLongAndOverflow(v.ptr(), &overflow)
+                                        : 0;
+                PyErr_Clear();
+                return PyLong_CheckExact(v.ptr()) && overflow == 0 ? int_constant(c) : nullptr;
+            }
+            static const std::pair<const char*, const char*> ops[] = {
+                {"Add", "+"},       {"Sub", "-"}, {"Mult", "*"},   {"Mod", "%"},
+                {"FloorDiv", "//"}, {"Eq", "=="}, {"NotEq", "!="}, {"Lt", "<"},
+                {"LtE", "<="},      {"Gt", ">"},  {"GtE", ">="}};
+            auto op_text = [&](py::handle op) -> const char*
+            {
+                const std::string name = py::str(op.get_type().attr("__name__"));
+                for (const auto& [n, text] : ops)
+                {
+                    if (name == n)
+                    {
+                        return text;
+                    }
+                }
+                return nullptr;
+            };
+            if (kind == "BinOp")
+            {
+                const char* op = op_text(node.attr("op"));
+                int_expr_ptr a = counter_expr(node.attr("left"), target);
+                int_expr_ptr b = counter_expr(node.attr("right"), target);
+                return op && a && b ? int_binary(op, a, b) : nullptr;
+            }
+            if (kind == "Compare" && py::len(node.attr("ops")) == 1)
+            {
+                const char* op = op_text(py::list(node.attr("ops"))[0]);
+                int_expr_ptr a = counter_expr(node.attr("left"), target);
+                int_expr_ptr b = counter_expr(py::list(node.attr("comparators"))[0], target);
+                return op && a && b ? int_binary(op, a, b) : nullptr;
+            }
+            return nullptr;
+        }
+
+        // The sides the counter tests take at `value`; false when one cannot
+        // be evaluated exactly.
+        bool sides_at(const loop_chunk_record& c, long long value, std::vector<bool>& sides)
+        {
+            sides.clear();
+            if (c.tests.empty())
+            {
+                return true;
+            }
+            py::object v = py::reinterpret_steal<py::object>(PyLong_FromLongLong(value));
+            PyObject* values[1] = {v.ptr()};
+            for (const int_expr_ptr& t : c.tests)
+            {
+                std::int64_t r = 0;
+                if (!t || !evaluate(*t, values, r))
+                {
+                    return false;
+                }
+                sides.push_back(r != 0);
+            }
+            return true;
+        }
+
+        void learn_counter_tests(region_record& rec)
+        {
+            rec.chunk.tests_known = true;
+            py::list tests = py::module_::import("specula.cell_loops")
+                                 .attr("counter_tests")(rec.cell_body, rec.chunk.target);
+            for (py::handle t : tests)
+            {
+                rec.chunk.tests.push_back(counter_expr(t, rec.chunk.target));
+            }
+        }
+
+        bool in_counter_range(long long v)
+        {
+            return v >= converter::relaxed_int_lo && v <= converter::relaxed_int_hi;
+        }
+
+        // The chunk graph for this situation, compiled when missing or when
+        // its guards fail (a bounded number of times).
+        std::shared_ptr<specialisation> chunk_graph(region_record& rec,
+                                                    const frame_hook::frame_view& view,
+                                                    std::vector<PyObject*>& values,
+                                                    owned_refs& owned)
+        {
+            guard_failure failure;
+            if (rec.chunk.spec && check_guards(*rec.chunk.spec, view, values, owned, failure))
+            {
+                return rec.chunk.spec;
+            }
+            if (rec.chunk.compiles >= max_compiles)
+            {
+                return nullptr; // this entry runs one iteration; a later one may match
+            }
+            ++rec.chunk.compiles;
+            engine_core& core = engine_core::instance();
+            converter::loop_chunk_scope scope;
+            scope.file = rec.r->file();
+            scope.target = rec.chunk.target;
+            scope.in_function = rec.function_loop;
+            scope.names = rec.function_loop ? rec.loop_names : rec.cell_names;
+            scope.bound = rec.loop_bound;
+            scope.locals = rec.loop_locals;
+            scope.globals = rec.cell_names;
+            std::string diagnostic;
+            py::list sides;
+            for (bool b : rec.chunk.sides)
+            {
+                sides.append(py::bool_(b));
+            }
+            // The body with its counter `if`s decided (the run checks every
+            // iteration of a chunk takes these sides).
+            py::object body =
+                py::module_::import("specula.cell_loops")
+                    .attr("resolve_counter_tests")(rec.cell_body, rec.chunk.target, sides);
+            converter::converter conv(view, rec.prof, core.whitelist_table(), core.settings());
+            std::shared_ptr<specialisation> spec = conv.convert_loop_chunk(body, scope, diagnostic);
+            if (!spec)
+            {
+                if (core.settings().dump.exits)
+                {
+                    std::cerr << "specula: " << rec.r->name() << ": no chunks: " << diagnostic
+                              << "\n";
+                }
+                refuse(rec, diagnostic);
+                return nullptr;
+            }
+            spec->globals = py::reinterpret_borrow<py::object>(view.globals);
+            rec.chunk.spec = spec;
+            if (!check_guards(*spec, view, values, owned, failure))
+            {
+                return nullptr;
+            }
+            return spec;
+        }
+
+        // Moves CPython's iterator past the chunk's other iterations: a new
+        // reference to the last value it yields (null with an exception).
+        PyObject* advance(PyObject* iter, std::int64_t steps)
+        {
+            PyObject* last = nullptr;
+            for (std::int64_t i = 0; i < steps; ++i)
+            {
+                Py_XDECREF(last);
+                last = Py_TYPE(iter)->tp_iternext(iter); // new reference
+                if (last == nullptr)
+                {
+                    if (!PyErr_Occurred())
+                    {
+                        PyErr_SetString(PyExc_SystemError, "specula: loop iterator ended early");
+                    }
+                    return nullptr;
+                }
+            }
+            return last;
+        }
+
+        // Binds the loop's target (and, in a function, the locals the chunk
+        // rebound) after the commit. False with an exception set.
+        bool bind_target(region_record& rec, PyObject* globals, loop_locals* writer,
+                         PyObject* result, PyObject* last)
+        {
+            py::str target(rec.chunk.target);
+            if (writer == nullptr)
+            {
+                return PyDict_SetItem(globals, target.ptr(), last) == 0;
+            }
+            // (False, names, values...) + the target.
+            py::tuple got = py::reinterpret_borrow<py::tuple>(result);
+            py::list names(got[1]);
+            names.append(target);
+            py::list items;
+            items.append(got[0]);
+            items.append(py::tuple(names));
+            for (size_t i = 2; i < got.size(); ++i)
+            {
+                items.append(got[i]);
+            }
+            items.append(py::handle(last));
+            bool broke = false;
+            return writer->write_back(py::tuple(items).ptr(), broke);
+        }
+
+        // The iteration the loop is at, and whether its target holds the
+        // value CPython gave it (the per-iteration path ran the body as is).
+        bool current_value(const region_record& rec, const loop_cursor& cur, PyObject* globals,
+                           PyObject* const* locals, long long& value, long long& remaining)
+        {
+            const Py_ssize_t left = PyObject_LengthHint(cur.iter.ptr(), -1);
+            if (left < 0)
+            {
+                PyErr_Clear();
+                return false;
+            }
+            remaining = left;
+            value = cur.start + (cur.len - remaining - 1) * cur.step;
+            PyObject* bound = nullptr; // borrowed
+            if (locals != nullptr)
+            {
+                const auto& names = rec.loop_locals;
+                auto at = std::find(names.begin(), names.end(), rec.chunk.target);
+                bound = at != names.end() ? locals[at - names.begin()] : nullptr;
+            }
+            else
+            {
+                py::str key(rec.chunk.target);
+                bound = PyDict_GetItemWithError(globals, key.ptr());
+            }
+            if (bound == nullptr || !PyLong_CheckExact(bound))
+            {
+                PyErr_Clear();
+                return false;
+            }
+            int overflow = 0;
+            const long long seen = PyLong_AsLongLongAndOverflow(bound, &overflow);
+            PyErr_Clear();
+            return overflow == 0 && seen == value;
+        }
+
+        void chunk_failed(region_record& rec, loop_cursor& cur, std::int64_t k, const char* why)
+        {
+            ++rec.chunk.failures;
+            cur.replay = k;
+            cur.streak = 0;
+            cur.next_k = first_chunk;
+            if (engine_core::instance().settings().dump.exits)
+            {
+                std::cerr << "specula: " << rec.r->name() << ": chunk of " << k
+                          << " iterations failed (" << why << "), replayed one by one\n";
+            }
+            if (rec.chunk.failures >= max_failures)
+            {
+                refuse(rec, std::string("chunks failed ") + std::to_string(max_failures) +
+                                " times (last: " + why + ")");
+            }
+        }
+    } // namespace
+
+    namespace loop_chunks
+    {
+        PyObject* start(loop_cursor& cur, PyObject* iterable)
+        {
+            PyObject* it = PyObject_GetIter(iterable); // new reference
+            if (it == nullptr)
+            {
+                return nullptr;
+            }
+            cur.iter = py::object();
+            cur.streak = 0;
+            cur.replay = 0;
+            cur.next_k = first_chunk;
+            long long start = 0, step = 1, len = 0;
+            if (Py_IS_TYPE(iterable, &PyRange_Type) && Py_IS_TYPE(it, &PyRangeIter_Type) &&
+                long_attr(iterable, "start", start) && long_attr(iterable, "step", step) &&
+                step > -(1LL << 31) && step < (1LL << 31))
+            {
+                len = static_cast<long long>(PyObject_Size(iterable));
+                if (len < 0)
+                {
+                    PyErr_Clear();
+                    return it;
+                }
+                cur.iter = py::reinterpret_borrow<py::object>(it);
+                cur.frame = PyEval_GetFrame(); // borrowed
+                cur.start = start;
+                cur.step = step;
+                cur.len = len;
+            }
+            return it;
+        }
+
+        void after_iteration(loop_cursor& cur, bool graph)
+        {
+            cur.streak = graph ? cur.streak + 1 : 0;
+            if (cur.replay > 0)
+            {
+                --cur.replay;
+            }
+        }
+
+        chunk_exit run(region_record& rec, loop_cursor& cur, PyObject* globals, PyObject* builtins,
+                       PyCodeObject* code, PyObject* const* locals, loop_locals* writer)
+        {
+            if (rec.chunk.refused || rec.chunk.target.empty() || !cur.iter ||
+                cur.streak < stable_iterations || cur.replay > 0 ||
+                rec.r->state() != region_state::compiled || PyEval_GetFrame() != cur.frame)
+            {
+                return chunk_exit::not_run;
+            }
+            long long value = 0, remaining = 0;
+            if (!current_value(rec, cur, globals, locals, value, remaining))
+            {
+                return chunk_exit::not_run;
+            }
+            if (!rec.chunk.tests_known)
+            {
+                learn_counter_tests(rec);
+            }
+            std::vector<bool> sides;
+            if (!sides_at(rec.chunk, value, sides) || (rec.chunk.spec && sides != rec.chunk.sides))
+            {
+                return chunk_exit::not_run; // another side than the chunk graph's: one iteration
+            }
+            std::int64_t k = std::min<std::int64_t>(cur.next_k, remaining + 1);
+            std::vector<bool> later;
+            for (std::int64_t j = 1; j < k && !rec.chunk.tests.empty(); ++j)
+            {
+                if (!sides_at(rec.chunk, value + j * cur.step, later) || later != sides)
+                {
+                    k = j; // the chunk ends before the other side
+                }
+            }
+            if (!rec.chunk.spec)
+            {
+                rec.chunk.sides = sides;
+            }
+            if (k < 2 || !in_counter_range(value) || !in_counter_range(value + (k - 1) * cur.step))
+            {
+                return chunk_exit::not_run;
+            }
+            // The view's locals: a function loop's own, then start, trips, step.
+            owned_refs owned;
+            std::vector<PyObject*> view_locals;
+            if (locals != nullptr)
+            {
+                view_locals.assign(locals, locals + rec.loop_locals.size());
+            }
+            view_locals.push_back(owned.keep(PyLong_FromLongLong(value)));
+            view_locals.push_back(owned.keep(PyLong_FromLongLong(k)));
+            view_locals.push_back(owned.keep(PyLong_FromLongLong(cur.step)));
+            if (PyErr_Occurred())
+            {
+                return chunk_exit::fail;
+            }
+            frame_hook::frame_view view{nullptr, globals, builtins, view_locals.data(), code};
+            const auto started = clock::now();
+            std::vector<PyObject*> values;
+            std::shared_ptr<specialisation> spec = chunk_graph(rec, view, values, owned);
+            if (!spec)
+            {
+                return chunk_exit::not_run;
+            }
+            PyObject* raw = nullptr;
+            run_report rep = run_specialisation(*spec, values, &raw);
+            switch (rep.outcome)
+            {
+            case run_outcome::done:
+                break;
+            case run_outcome::interrupted:
+            case run_outcome::commit_error:
+                return chunk_exit::fail; // nothing committed, or CPython's error
+            case run_outcome::assert_exit:
+                chunk_failed(rec, cur, k, spec->exit_reasons.at(rep.exit_id).c_str());
+                return chunk_exit::not_run;
+            case run_outcome::numpy_raises:
+            case run_outcome::failed:
+                chunk_failed(rec, cur, k, rep.message.c_str());
+                return chunk_exit::not_run;
+            }
+            py::object result = py::reinterpret_steal<py::object>(raw);
+            PyObject* last = advance(cur.iter.ptr(), k - 1);
+            if (last == nullptr)
+            {
+                return chunk_exit::fail;
+            }
+            py::object last_owned = py::reinterpret_steal<py::object>(last);
+            if (!bind_target(rec, globals, writer, result.ptr(), last))
+            {
+                return chunk_exit::fail;
+            }
+            const double seconds = std::chrono::duration<double>(clock::now() - started).count();
+            ++rec.chunk.chunks;
+            rec.chunk.iterations += k;
+            rec.chunk.time_s += seconds;
+            // graph_runs counts the iterations graphs ran.
+            rec.r->record_graph_run(rep.sunk_stores);
+            for (std::int64_t i = 1; i < k; ++i)
+            {
+                rec.r->record_graph_run();
+            }
+            const double per_iteration = seconds / static_cast<double>(k);
+            const auto fits =
+                static_cast<std::int64_t>(chunk_budget_s / std::max(per_iteration, 1e-9));
+            cur.next_k = std::clamp<std::int64_t>(std::min(2 * k, fits), 2, max_chunk);
+            return chunk_exit::ran;
+        }
+    } // namespace loop_chunks
+} // namespace specula::engine

@@ -1,0 +1,87 @@
+// The rest of a stable loop in chunks: once the per-iteration graph of a
+// `for` loop over a `range` ran `stable_iterations` iterations in a row, the
+// next K iterations run as one graph (converter/loop_chunk.cpp: the body in
+// an IR LOOP) and commit together; the range iterator CPython holds is then
+// advanced past them and the target bound to the last value, so CPython goes
+// on at the right iteration. K doubles while chunks pass, capped by the graph
+// time a chunk may take (an interrupt waits for the chunk to end). A chunk
+// that fails (an assert, a value NumPy would raise on) commits nothing; its
+// iterations are then run one by one through the per-iteration graph, which
+// falls back to CPython at exactly the failing iteration.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/int_expr.hpp"
+
+namespace specula::engine
+{
+    struct region_record;
+    struct specialisation;
+    class loop_locals;
+
+    // Per loop region: the chunk graph and what the report says about it.
+    struct loop_chunk_record
+    {
+        std::string target; // the `for` loop's target name ("" : no chunks)
+        std::shared_ptr<specialisation> spec;
+        std::int64_t chunks = 0;     // chunk runs committed
+        std::int64_t iterations = 0; // iterations they ran
+        std::int64_t failures = 0;   // chunk runs that failed (replayed)
+        std::int64_t compiles = 0;
+        double time_s = 0.0; // total time of the committed chunk runs
+        // The body's `if`s on the counter alone (cell_loops.counter_tests),
+        // leaf source 0 = the target's value, and the sides `spec` assumes.
+        std::vector<int_expr_ptr> tests;
+        bool tests_known = false;
+        std::vector<bool> sides;
+        std::string reason; // why the loop runs no (more) chunks
+        bool refused = false;
+    };
+
+    // Where a running loop is: the range iterator CPython's `for` holds.
+    struct loop_cursor
+    {
+        pybind11::object iter;          // the range iterator (null: no chunks)
+        PyFrameObject* frame = nullptr; // borrowed, identity only: the frame that started it
+        long long start = 0;
+        long long step = 1;
+        long long len = 0;
+        std::int64_t streak = 0; // per-iteration graph runs in a row
+        std::int64_t replay = 0; // iterations left to run one by one after a failed chunk
+        std::int64_t next_k = 0; // the next chunk's size
+    };
+
+    namespace loop_chunks
+    {
+        inline constexpr std::int64_t stable_iterations = 8;
+        // The graph time one chunk may take (an interrupt is seen after it).
+        inline constexpr double chunk_budget_s = 0.004;
+
+        // `__specula_iter__(id, iterable)` at a live loop's start: a new
+        // reference to iter(iterable), or null with CPython's exception.
+        // A `range` is recorded in `cur` (for chunks).
+        PyObject* start(loop_cursor& cur, PyObject* iterable);
+
+        enum class chunk_exit
+        {
+            not_run, // run the iteration as before (nothing changed)
+            ran,     // K iterations committed, the iterator and target advanced
+            fail,    // exception set (interrupt, failed write-back)
+        };
+
+        // After a per-iteration entry: whether it ran as a graph.
+        void after_iteration(loop_cursor& cur, bool graph);
+
+        // Tries the iterations from the current one on as one chunk. A loop
+        // in a function passes its locals (values in rec.loop_locals' order)
+        // and their writer; a cell loop passes nulls.
+        chunk_exit run(region_record& rec, loop_cursor& cur, PyObject* globals, PyObject* builtins,
+                       PyCodeObject* code, PyObject* const* locals, loop_locals* writer);
+    } // namespace loop_chunks
+} // namespace specula::engine

@@ -1,0 +1,111 @@
+"""The rest of a stable loop in chunks (engine/loop_chunks.hpp): cell loops
+and loops inside functions whose iterations keep running as graphs run
+several iterations per graph. The programs run through the kernel with the
+engine off, on at threshold 0 and on at the default threshold; every reply,
+output message and the final globals must be identical, and at threshold 0
+the loops meant to chunk must show chunks in specula.report()."""
+
+import pytest
+
+from chunk_programs import PROGRAMS
+from test_cell_loops import (_interrupt_loop, _report, _run_program, _stdout, execute,
+                             kernels)  # noqa: F401 (the fixture)
+
+
+def _chunks(report):
+    return {(r["file"], r["line"], r["name"]): r.get("chunks", 0) for r in report if r["kind"] == "loop"}
+
+
+def _new(before, after):
+    return sum(n - before.get(key, 0) for key, n in after.items())
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=[p.name for p in PROGRAMS])
+def test_chunked_loops_equal_engine_off(kernels, program):
+    results = {}
+    for mode, (km, kc) in kernels.items():
+        before = _report(kc)
+        results[mode] = _run_program(kc, program)
+        after = _report(kc)
+        if mode == "thr0":
+            chunks = _new(_chunks(before), _chunks(after))
+            if program.chunks:
+                assert chunks > 0, f"no loop ran in chunks: {after}"
+            else:
+                assert chunks == 0, f"a loop ran in chunks: {after}"
+    off_seen, off_final = results["off"]
+    for mode in ("thr0", "default"):
+        seen, final = results[mode]
+        for index, (want, got) in enumerate(zip(off_seen, seen)):
+            assert got == want, f"{mode}: cell {index} differs from the engine off"
+        assert final == off_final, f"{mode}: final globals differ from the engine off"
+
+
+def _row(kc, count, line):
+    rows = [r for r in _report(kc) if r["kind"] == "loop" and r["name"] == f"In [{count}], line {line}"]
+    assert len(rows) == 1, [(r["name"], r["line"]) for r in _report(kc)]
+    return rows[0]
+
+
+def test_report_and_explain_show_chunks(kernels):
+    km, kc = kernels["thr0"]
+    execute(kc, "%reset -f", store_history=False)
+    execute(kc, "import numpy as np\nimport specula\ncz = np.zeros(8)")
+    reply, messages = execute(kc, "print(get_ipython().execution_count)\n"
+                                  "for ci in range(200):\n"
+                                  "    cz = cz * 0.5 + 1.0")
+    assert reply["status"] == "ok", reply
+    count = int(_stdout(messages))
+    row = _row(kc, count, 2)
+    # The first iterations run one by one (profiling, then 8 graph
+    # iterations in a row); the rest in chunks, counted as graph runs.
+    assert row["graph_runs"] == 200, row
+    assert row["chunks"] > 0 and 0 < row["chunk_iterations"] < 200, row
+    assert row["chunk_failures"] == 0 and row["chunk_reason"] is None, row
+    assert row["time_graph_s"] >= row["chunk_time_s"] > 0.0, row
+    reply, messages = execute(kc, f"print(specula.explain('In [{count}], line 2'))")
+    assert reply["status"] == "ok", reply
+    text = _stdout(messages)
+    assert f"chunks: {row['chunks']} chunk(s) ran {row['chunk_iterations']} iteration(s)" in text, text
+
+
+def test_report_says_why_a_loop_does_not_chunk(kernels):
+    km, kc = kernels["thr0"]
+    execute(kc, "%reset -f", store_history=False)
+    execute(kc, "import numpy as np\ndz = np.zeros(2)\nitems = list(range(40))")
+    reply, messages = execute(kc, "print(get_ipython().execution_count)\n"
+                                  "for di in items:\n"
+                                  "    dz = dz + 1.0\n"
+                                  "for dj in range(40):\n"
+                                  "    dz = dz + 1.0\n"
+                                  "    print(dj, end='')")
+    assert reply["status"] == "ok", reply
+    count = int(_stdout(messages).splitlines()[0])
+    over_list = _row(kc, count, 2)
+    assert over_list["chunks"] == 0 and "not a range" in over_list["chunk_reason"], over_list
+    printing = _row(kc, count, 4)
+    assert printing["chunks"] == 0 and "effects" in printing["chunk_reason"], printing
+
+
+def test_interrupt_during_a_chunk_commits_whole_iterations(kernels):
+    km, kc = kernels["thr0"]
+    execute(kc, "%reset -f", store_history=False)
+    execute(kc, "import numpy as np\nia = np.zeros(20000)\nib = np.zeros(20000)\nsteps = 0.0")
+    content = _interrupt_loop(km, kc, "for ii in range(10**9):\n"
+                                      "    ia += 1.0\n"
+                                      "    ib = ib + ia * 0.0 + 1.0\n"
+                                      "    steps = steps + 1.0\n"
+                                      "    if ii == 300:\n"
+                                      "        print('running')", "running")
+    assert content["status"] == "error" and content["ename"] == "KeyboardInterrupt"
+    # The loop variable is that of the iteration the interrupt stopped
+    # (nothing of it committed) or of the last one committed.
+    reply, messages = execute(kc, "print(ii, steps, ia[0], ib[0])\n"
+                                  "print(steps > 300, float(ia[0]) == steps, bool((ia == ib).all()),\n"
+                                  "      steps - 1 <= ii <= steps)")
+    # Every chunk committed all of its iterations or none: the state is that
+    # of a whole number of iterations. (The last line: IPython may print a
+    # history-database notice first.)
+    assert _stdout(messages).splitlines()[-1] == "True True True True", _stdout(messages)
+    rows = [r for r in _report(kc) if r["kind"] == "loop" and r.get("chunks", 0) > 0]
+    assert rows, "the interrupted loop never ran in chunks"
