@@ -70,6 +70,9 @@ namespace specula::backends
         // values it copies at entry into memory of its own for that.
         ir::value_id m_carried_arg = ir::no_id;
         std::vector<std::size_t> m_owned_carried;
+        // GATHER / GATHER_UPDATE of one row at a 0-d int64 index: the
+        // executor moves the row itself (loop_carried.cpp, move_row()).
+        bool m_row_move = false;
         // A kernel's operand and result values: the node's own, or for a fused
         // group (run as this one node) its external inputs and escaping values.
         std::vector<ir::value_id> m_inputs;

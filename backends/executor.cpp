@@ -401,7 +401,11 @@ namespace specula::backends
                 const std::vector<const buffer*>& ins = f.p_arena->scratch_inputs;
                 kernel_io io{ins.data(), static_cast<int>(ins.size()), outs.data(),
                              static_cast<int>(outs.size())};
-                status st = cn.m_kernel->run(io);
+                status st;
+                if (!cn.m_row_move || !move_row(cn, io, st))
+                {
+                    st = cn.m_kernel->run(io);
+                }
                 if (!st)
                 {
                     return status(st.code(), std::string(ir::mnemonic(n.code)) + " (node " +

@@ -15,6 +15,7 @@ namespace specula::backends
 
     // Marks the row updates of LOOP-carried tables that may run in place
     // (loop_carried.cpp); after the memory plan.
+    // Also marks the GATHER / GATHER_UPDATE nodes of one row (m_row_move).
     void mark_carried_updates(compiled_graph& g);
 
     // Fills each kernel node's run-time constants (the C-order layouts and
@@ -22,6 +23,11 @@ namespace specula::backends
     // so a run reads them instead of recomputing them per op. Last step of
     // compiling a graph.
     void resolve_run_layouts(compiled_graph& g);
+
+    // The row move of `cn` (m_row_move) when the buffers allow it (same
+    // dtype, C-contiguous), with the kernel's result and errors; false when
+    // they do not, and the kernel runs instead.
+    bool move_row(const compiled_node& cn, const kernel_io& io, status& st);
 
     // `destinations`, `targets`: see executable::run (each empty, or one per
     // output).

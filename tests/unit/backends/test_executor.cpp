@@ -314,6 +314,54 @@ namespace
         check_row_updates(true);
     }
 
+    // One-row GATHER / GATHER_UPDATE at a 0-d int64 index are moved by the
+    // executor itself (loop_carried.cpp, move_row()): the same rows as the
+    // kernels, negative indices counted from the end, an index out of range
+    // the kernels' runtime error; values that broadcast run the kernel.
+    TEST(executor, row_moves_match_the_indexing_kernels)
+    {
+        const ir::value_type table{dtype::float64, ir::shape{3, 2}};
+        ir::module m;
+        ir::graph& g = m.add_graph("main");
+        ir::builder b(g);
+        auto t = b.input(table, "t");
+        auto i = b.input(i64_scalar, "i");
+        auto j = b.input(i64_scalar, "j");
+        auto row = b.gather(t, i, 0);
+        auto doubled = b.binary(op::MUL, row, b.constant(ir::scalar::of_float(dtype::float64, 2.0)));
+        auto updated = b.gather_update(t, j, doubled, 0);
+        auto filled = b.gather_update(updated, i, b.constant(ir::scalar::of_float(dtype::float64, 7.0)), 0);
+        b.output(row, "row");
+        b.output(updated, "updated");
+        b.output(filled, "filled");
+        ASSERT_TRUE(b.ok()) << b.state().message();
+        reference::reference_backend ref;
+        auto exe = ref.compile(g, target{});
+        ASSERT_TRUE(exe) << exe.error().to_string();
+        int moves = 0;
+        for (const auto& region : exe.value()->main().m_regions)
+        {
+            for (const compiled_node& cn : region)
+            {
+                moves += cn.m_row_move ? 1 : 0;
+            }
+        }
+        EXPECT_EQ(moves, 3);
+        const std::vector<double> start{1, 2, 3, 4, 5, 6};
+        buffer input = f64({3, 2}, start);
+        auto r = exe.value()->run({input, i64({}, {-1}), i64({}, {0})});
+        ASSERT_TRUE(r.state) << r.state.to_string();
+        EXPECT_EQ(doubles(r.outputs[0]), (std::vector<double>{5, 6}));
+        EXPECT_EQ(doubles(r.outputs[1]), (std::vector<double>{10, 12, 3, 4, 5, 6}));
+        EXPECT_EQ(doubles(r.outputs[2]), (std::vector<double>{10, 12, 3, 4, 7, 7}));
+        EXPECT_EQ(doubles(input), start);
+        auto out_of_range = exe.value()->run({input, i64({}, {3}), i64({}, {0})});
+        EXPECT_EQ(out_of_range.state.code(), status_code::runtime_error);
+        auto below = exe.value()->run({input, i64({}, {0}), i64({}, {-4})});
+        EXPECT_EQ(below.state.code(), status_code::runtime_error);
+        EXPECT_EQ(doubles(input), start);
+    }
+
     TEST(executor, symbolic_dims_bind_per_run)
     {
         ir::module m;
