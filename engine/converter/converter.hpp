@@ -184,7 +184,7 @@ namespace specula::engine::converter
         // tree_tables.cpp: the loop body, the current node's table entries
         // gathered at its top, int64 constants, checks asserted per region.
         ir::region_id body = ir::no_id;
-        std::map<ir::value_id, ir::value_id> gathered;
+        std::map<std::pair<ir::value_id, ir::region_id>, ir::value_id> gathered; // (table, region)
         std::map<std::int64_t, ir::value_id> ints;
         std::set<std::pair<std::string, ir::region_id>> asserted;
         std::int32_t symbol = -1; // the node count's symbolic dim
@@ -424,6 +424,7 @@ namespace specula::engine::converter
         ir::value_id tree_gather(tree_table::kind k, const std::string& field, ir::value_id index);
         ir::value_id tree_int(std::int64_t v);
         bool tree_asserted(const std::string& key);
+        void tree_drop_implied_asserts(ir::region_id r, std::set<std::pair<ir::value_id, bool>> facts);
         cval tree_node_at(ir::value_id index);
         ir::value_id tree_index(const cval& n, py::handle node);
         cval tree_attribute(const cval& n, const std::string& name, py::handle node);

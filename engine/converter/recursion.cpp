@@ -552,6 +552,7 @@ namespace specula::engine::converter
         {
             fail("IR rejected the recursion's loop (" + m_builder->state().message() + ")", fdef);
         }
+        tree_drop_implied_asserts(body, {});
         if (with_results)
         {
             // The root is the last node in post-order.

@@ -1,10 +1,15 @@
 // The node data a recursion over a tree reads (recursion.cpp), as graph
 // inputs: one table per (kind, attribute), one entry per node in post-order,
 // laid out by the runner's walk (engine/tree_inputs.*). The current node's
-// entries are gathered once, at the top of the loop body, whatever path of
-// the body reads them; a check on a child ("not None") is asserted once per
-// region. Every node costs a few executor ops less.
+// entries are gathered once per region that reads them, at its top: an entry
+// read by the body itself serves every path, one read only on one side of an
+// `if` (a leaf's word, an inner node's children) is gathered on that side
+// only. A check on a child ("not None") is asserted once per region, and not
+// at all where the `if` around it already decided it. Every op saved here is
+// saved once per node.
 #include "engine/converter/converter.hpp"
+
+#include <algorithm>
 
 namespace specula::engine::converter
 {
@@ -39,7 +44,7 @@ namespace specula::engine::converter
     }
 
     // Row `index` of a node table: for the current node, one gather at the
-    // top of the loop body (every region of the body sees it).
+    // top of the region reading it (the body's serves every region).
     ir::value_id converter::tree_gather(tree_table::kind k, const std::string& field,
                                         ir::value_id index)
     {
@@ -48,23 +53,27 @@ namespace specula::engine::converter
         {
             return m_builder->gather(table, index, 0);
         }
-        auto found = m_tree->gathered.find(table);
-        if (found != m_tree->gathered.end())
+        const ir::region_id here = m_builder->insertion_region();
+        for (const ir::region_id r : {m_tree->body, here})
         {
-            return found->second;
+            auto found = m_tree->gathered.find({table, r});
+            if (found != m_tree->gathered.end())
+            {
+                return found->second;
+            }
         }
         ir::builder::insertion_guard keep(*m_builder);
-        const auto& nodes = p_graph->get_region(m_tree->body).nodes;
+        const auto& nodes = p_graph->get_region(here).nodes;
         if (nodes.empty())
         {
-            m_builder->set_insertion_end(m_tree->body);
+            m_builder->set_insertion_end(here);
         }
         else
         {
             m_builder->set_insertion_before(nodes.front());
         }
         const ir::value_id v = m_builder->gather(table, index, 0);
-        m_tree->gathered[table] = v;
+        m_tree->gathered[{table, here}] = v;
         return v;
     }
 
@@ -88,5 +97,92 @@ namespace specula::engine::converter
     bool converter::tree_asserted(const std::string& key)
     {
         return !m_tree->asserted.insert({key, m_builder->insertion_region()}).second;
+    }
+
+    namespace
+    {
+        // The value `v` is computed from when it is LOGICAL_NOT of it, else no_id.
+        ir::value_id negated(const ir::graph& g, ir::value_id v)
+        {
+            const ir::value& val = g.get(v);
+            if (val.def == ir::no_id)
+            {
+                return ir::no_id;
+            }
+            const ir::node& n = g.get_node(val.def);
+            return n.code == ir::op::LOGICAL_NOT ? n.inputs[0] : ir::no_id;
+        }
+
+        bool read_anywhere(const ir::graph& g, ir::value_id v)
+        {
+            for (ir::node_id id : g.walk())
+            {
+                const ir::node& n = g.get_node(id);
+                if (std::find(n.inputs.begin(), n.inputs.end(), v) != n.inputs.end())
+                {
+                    return true;
+                }
+                for (ir::region_id r : n.regions)
+                {
+                    const auto& results = g.get_region(r).results;
+                    if (std::find(results.begin(), results.end(), v) != results.end())
+                    {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+    } // namespace
+
+    // Asserts whose condition the `if` around them already decided (a
+    // leaf's `node.word` is not None under `if node.is_leaf()`): dropped,
+    // with the negation computed only for them. `facts` are (value, truth)
+    // pairs that hold in region `r`.
+    void converter::tree_drop_implied_asserts(ir::region_id r,
+                                              std::set<std::pair<ir::value_id, bool>> facts)
+    {
+        const std::vector<ir::node_id> nodes = p_graph->get_region(r).nodes;
+        for (ir::node_id id : nodes)
+        {
+            const ir::node n = p_graph->get_node(id);
+            if (n.code == ir::op::IF)
+            {
+                const ir::value_id c = n.inputs[0];
+                const ir::value_id inner = negated(*p_graph, c);
+                for (int side = 0; side < 2; ++side)
+                {
+                    auto known = facts;
+                    known.insert({c, side == 0});
+                    if (inner != ir::no_id)
+                    {
+                        known.insert({inner, side != 0});
+                    }
+                    tree_drop_implied_asserts(n.regions[static_cast<size_t>(side)], known);
+                }
+                continue;
+            }
+            if (n.code == ir::op::LOOP)
+            {
+                tree_drop_implied_asserts(n.regions[0], facts);
+                continue;
+            }
+            if (n.code != ir::op::ASSERT)
+            {
+                continue;
+            }
+            const ir::value_id c = n.inputs[0];
+            const ir::value_id inner = negated(*p_graph, c);
+            if (facts.count({c, true}) == 0 &&
+                (inner == ir::no_id || facts.count({inner, false}) == 0))
+            {
+                continue;
+            }
+            p_graph->erase_node(id);
+            if (inner != ir::no_id && !read_anywhere(*p_graph, c))
+            {
+                p_graph->erase_node(p_graph->get(c).def);
+            }
+        }
     }
 } // namespace specula::engine::converter
