@@ -1,6 +1,7 @@
 #include "backends/executor.hpp"
 
 #include "backends/backend.hpp"
+#include "backends/interrupt.hpp"
 #include "backends/run_shapes.hpp"
 #include "backends/strided_copy.hpp"
 
@@ -265,6 +266,12 @@ namespace specula::backends
                     if ((attr.has_trip_count && it >= trip) || !cond)
                     {
                         break;
+                    }
+                    // A trip count only the data decides may never end.
+                    if (interrupt_requested())
+                    {
+                        return {status_code::interrupted,
+                                "loop (node " + std::to_string(n.id) + ")"};
                     }
                     if (status st = set_counter(f, body.args[0], it); !st)
                     {

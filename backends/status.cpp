@@ -18,6 +18,8 @@ namespace specula::backends
             return "assert failed";
         case status_code::out_of_memory:
             return "out of memory";
+        case status_code::interrupted:
+            return "interrupted";
         case status_code::internal:
             break;
         }

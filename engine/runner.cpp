@@ -2,6 +2,7 @@
 
 #include <cfenv>
 
+#include "backends/interrupt.hpp"
 #include "engine/numpy_api.hpp"
 #include "engine/sunk_stores.hpp"
 #include "engine/tree_commit.hpp"
@@ -95,6 +96,23 @@ namespace specula::engine
 
     namespace
     {
+        // Polled by the executor once per LOOP trip (backends/interrupt.hpp).
+        // Python's own check between bytecodes: it runs the signal handlers
+        // (the GIL is held during a run); true when one raised, the exception
+        // (KeyboardInterrupt) then being set. A handler that returns lets the
+        // run go on, as CPython's loop would.
+        bool python_signal_raised()
+        {
+            return PyErr_CheckSignals() < 0;
+        }
+
+        void install_interrupt_check()
+        {
+            static const bool installed =
+                (backends::set_interrupt_check(&python_signal_raised), true);
+            (void)installed;
+        }
+
         // New reference: a NumPy object with the buffer's contents, or NULL
         // with an exception set.
         PyObject* to_python(const backends::buffer& b, surface s)
@@ -415,7 +433,16 @@ namespace specula::engine
         std::vector<backends::buffer> destinations;
         make_destinations(spec, inputs, targets, arrays, destinations);
         std::feclearexcept(FE_ALL_EXCEPT);
+        install_interrupt_check();
         backends::run_result rr = spec.exe->run(inputs, destinations, targets);
+        if (rr.state.code() == backends::status_code::interrupted)
+        {
+            // The handler raised (KeyboardInterrupt is set): nothing is
+            // committed and the call raises as CPython would.
+            std::feclearexcept(FE_ALL_EXCEPT);
+            report.outcome = run_outcome::interrupted;
+            return report;
+        }
         int raised = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID);
         if (raised != 0 && numpy_reports(raised))
         {

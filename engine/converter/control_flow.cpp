@@ -85,11 +85,17 @@ namespace specula::engine::converter
         {
             fail("while ... else", node);
         }
+        const bool may_loop = m_whole_function && !m_tree;
         for (int trips = 0;; ++trips)
         {
-            cval test = visit_expr(node.attr("test"));
+            cval test = may_loop ? loop_test(node.attr("test")) : visit_expr(node.attr("test"));
             if (test.k == cval::kind::array)
             {
+                if (trips == 0 && wants_while_loop(node))
+                {
+                    build_while_loop(node, test); // while_loop.cpp
+                    return;
+                }
                 // Unrolled to the trip count profiled, each trip asserted.
                 if (!profiled_while_test(node, test, trips))
                 {
@@ -99,6 +105,12 @@ namespace specula::engine::converter
             else if (test.k != cval::kind::constant)
             {
                 fail("while on this value", node);
+            }
+            else if (trips == 0 && may_loop && PyObject_IsTrue(test.obj.ptr()) == 1 &&
+                     (exits_on_data(node) || test_turns_data(node)))
+            {
+                build_while_loop(node, test); // a break on array data needs the IR loop
+                return;
             }
             else if (PyObject_IsTrue(test.obj.ptr()) != 1)
             {
@@ -250,7 +262,8 @@ namespace specula::engine::converter
         // Attributes set on a tree node so far, per path (tree_writes.cpp).
         const std::vector<std::string> writes_before =
             m_tree ? m_tree->path_writes : std::vector<std::string>{};
-        const std::set<std::string> sure_before = m_tree ? m_tree->path_sure : std::set<std::string>{};
+        const std::set<std::string> sure_before =
+            m_tree ? m_tree->path_sure : std::set<std::string>{};
         const bool then_returned = visit_branch(then_body, then_region, node);
         std::map<std::string, cval> then_locals = std::move(m_locals);
         cval then_result = m_result;

@@ -457,6 +457,26 @@ namespace specula::engine::converter
         cval merge_values(const cval& a, const cval& b, std::vector<std::pair<int, int>>& pairs,
                           const std::string& what, py::handle node);
 
+        // while_loop.cpp: `while` on data as an IR LOOP with a condition
+        bool wants_while_loop(py::handle node) const;
+        bool exits_on_data(py::handle node);
+        bool test_turns_data(py::handle node);
+        cval loop_test(py::handle test);
+        void build_while_loop(py::handle node, const cval& first);
+        bool identity_visible(int arr, const std::string& name) const;
+        carried_slot while_carried(const std::string& name, const cval& v, py::handle node);
+        ir::value_id slot_value(const carried_slot& s, py::handle node, std::int64_t& lo,
+                                std::int64_t& hi);
+        ir::value_id while_result(carried_slot& s, size_t entries_before, py::handle node);
+        ir::value_id while_trip(const py::list& statements, std::vector<carried_slot>& slots,
+                                py::handle loop);
+        ir::value_id while_exit(const cval& test, bool is_break, const py::list& rest,
+                                std::vector<carried_slot>& slots, py::handle stmt, py::handle loop);
+        ir::value_id next_test(py::handle node, ir::value_id broke);
+        void check_while_body(py::handle node, size_t effects, size_t heap_writes,
+                              const std::vector<dict_entry>& dicts,
+                              const std::vector<ir::value_id>& values);
+
         // symbolic_dims.cpp: a dim's size as a Python int (an int64 scalar when symbolic)
         cval dim_value(ir::value_id x, int axis, py::handle node);
 

@@ -13,6 +13,7 @@
 // would be unknown), values whose type changes from one trip to the next, and
 // the loop's target or a local first bound in the body read after the loop.
 #include "engine/converter/converter.hpp"
+#include "engine/converter/loop_scan.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -33,42 +34,6 @@ namespace specula::engine::converter
                    kind == "DictComp" || kind == "GeneratorExp";
         }
 
-        // Every node under `node` in its own scope (not in nested functions
-        // or comprehensions, whose names are their own).
-        void walk_scope(py::handle node, const std::function<void(py::handle)>& visit)
-        {
-            visit(node);
-            py::module_ ast = py::module_::import("ast");
-            for (py::handle child : ast.attr("iter_child_nodes")(node))
-            {
-                if (!own_scope(node_type(child)))
-                {
-                    walk_scope(child, visit);
-                }
-            }
-        }
-
-        // Names a statement list binds (assignment targets, augmented
-        // assignments, for targets), and how many statements it holds.
-        void bound_names(py::handle statements, std::set<std::string>& names, int& size)
-        {
-            for (py::handle stmt : statements)
-            {
-                walk_scope(stmt,
-                           [&](py::handle n)
-                           {
-                               const std::string kind = node_type(n);
-                               if (kind == "Name" && node_type(n.attr("ctx")) == "Store")
-                               {
-                                   names.insert(py::str(n.attr("id")));
-                               }
-                               if (py::isinstance(n, py::module_::import("ast").attr("stmt")))
-                               {
-                                   ++size;
-                               }
-                           });
-            }
-        }
         // A constant Python int, or a value outside int64's range (never a bound here).
         long long int_constant(const cval& c)
         {
@@ -83,6 +48,39 @@ namespace specula::engine::converter
         }
 
     } // namespace
+
+    void walk_scope(py::handle node, const std::function<void(py::handle)>& visit)
+    {
+        visit(node);
+        py::module_ ast = py::module_::import("ast");
+        for (py::handle child : ast.attr("iter_child_nodes")(node))
+        {
+            if (!own_scope(node_type(child)))
+            {
+                walk_scope(child, visit);
+            }
+        }
+    }
+
+    void bound_names(py::handle statements, std::set<std::string>& names, int& size)
+    {
+        for (py::handle stmt : statements)
+        {
+            walk_scope(stmt,
+                       [&](py::handle n)
+                       {
+                           const std::string kind = node_type(n);
+                           if (kind == "Name" && node_type(n.attr("ctx")) == "Store")
+                           {
+                               names.insert(py::str(n.attr("id")));
+                           }
+                           if (py::isinstance(n, py::module_::import("ast").attr("stmt")))
+                           {
+                               ++size;
+                           }
+                       });
+        }
+    }
 
     // Whether this `for` over `range(...)` (its evaluated arguments) was
     // converted as an IR LOOP; false: unroll it.
@@ -171,8 +169,8 @@ namespace specula::engine::converter
                            if (names.count(id) && (line < lo || line > hi))
                            {
                                fail("local " + id +
-                                        " bound inside a for over range(...) converted as a loop, "
-                                        "read outside it",
+                                        " bound inside a loop converted as an IR loop, read "
+                                        "outside it",
                                     node);
                            }
                        });

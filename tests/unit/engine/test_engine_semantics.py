@@ -123,6 +123,7 @@ def test_not_convertible_reported_with_construct_and_line(tmp_path):
         def f(x):
             y = x + 1.0
             while y.sum() > 0:
+                print("step")
                 y = y - 10.0
             return y
         for _ in range(3):
@@ -130,9 +131,10 @@ def test_not_convertible_reported_with_construct_and_line(tmp_path):
     """ + REPORT)
     row = rows_of(proc)["f"]
     assert row["state"] == "not_convertible"
-    # threshold 0: no profiling call, so no trip count to unroll to
+    # threshold 0: no trip count profiled, so an IR loop, which cannot stack prints per trip
     assert row["reason"].startswith(
-        "not convertible: while on array data (no trip count profiled) at ")
+        "not convertible: effects (print, attribute, item or global writes, appends) inside a "
+        "while loop converted as an IR loop at ")
     assert row["reason"].endswith("prog.py:5")
 
 

@@ -1,0 +1,22 @@
+// What a loop's statements bind, shared by the loops converted as IR LOOPs
+// (range_loop.cpp, while_loop.cpp).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <functional>
+#include <set>
+#include <string>
+
+namespace specula::engine::converter
+{
+    namespace py = pybind11;
+
+    // Every node under `node` in its own scope (not in nested functions or
+    // comprehensions, whose names are their own).
+    void walk_scope(py::handle node, const std::function<void(py::handle)>& visit);
+
+    // Names a statement list binds (assignment targets, augmented
+    // assignments, for targets), and how many statements it holds.
+    void bound_names(py::handle statements, std::set<std::string>& names, int& size);
+} // namespace specula::engine::converter
