@@ -15,7 +15,8 @@ namespace specula::engine
         "sum",       "mean",    "var",       "std",      "max",         "min",         "amax",
         "amin",      "argmax",  "argmin",    "prod",     "zeros",       "ones",        "zeros_like",
         "ones_like", "full",    "copy",      "eye",      "concatenate", "stack",       "hstack",
-        "vstack",    "reshape", "transpose", "arange",   "empty_like",  nullptr};
+        "vstack",    "reshape", "transpose", "arange",   "empty_like",  "any",         "all",
+        nullptr};
     const char* const builtin_functions[] = {"len",  "range", "zip",        "enumerate", "reversed",
                                              "abs",  "min",   "max",        "float",     "int",
                                              "bool", "print", "isinstance", nullptr};
