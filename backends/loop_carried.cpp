@@ -159,8 +159,7 @@ namespace specula::backends
         std::size_t row_bytes(const buffer& x)
         {
             const std::int64_t rows = x.shape()[0];
-            return rows <= 0 ? 0
-                             : static_cast<std::size_t>(x.size() / rows) * x.itemsize();
+            return rows <= 0 ? 0 : static_cast<std::size_t>(x.size() / rows) * x.itemsize();
         }
 
         // The row index in [0, rows), or false (NumPy's IndexError).
@@ -206,8 +205,8 @@ namespace specula::backends
             const auto& shape = x.shape();
             if (!x.is_contiguous() || !v.is_contiguous() || !out.is_contiguous() ||
                 x.dtype() != v.dtype() || x.dtype() != out.dtype() || out.shape() != shape ||
-                bytes == 0 || !std::equal(shape.begin() + 1, shape.end(), v.shape().begin(),
-                                          v.shape().end()))
+                bytes == 0 ||
+                !std::equal(shape.begin() + 1, shape.end(), v.shape().begin(), v.shape().end()))
             {
                 return false; // broadcast values, casts, strides: the kernel
             }

@@ -17,8 +17,8 @@ namespace specula::backends
         runtime_error,    // data-dependent failure NumPy would raise on (e.g. int ** -1)
         assert_failed,    // an in-graph assumption did not hold
         out_of_memory,
-        interrupted,      // the embedding's interrupt check asked the run to stop
-        internal, // a bug in Specula: log it, fall back, mark the region
+        interrupted, // the embedding's interrupt check asked the run to stop
+        internal,    // a bug in Specula: log it, fall back, mark the region
     };
 
     const char* status_code_name(status_code c);

@@ -483,8 +483,8 @@ namespace specula::engine
         {
             if (m_config.dump.exits)
             {
-                std::cerr << "specula: " << r.name() << ": specialised on values again: "
-                          << diagnostic << "\n";
+                std::cerr << "specula: " << r.name()
+                          << ": specialised on values again: " << diagnostic << "\n";
             }
             // A relaxed int or dim reached a use that needs its value (a range,
             // a branch, array arithmetic, .shape): specialise on it again.

@@ -16,9 +16,9 @@ namespace specula::engine
                 return false;
             }
             auto* a = reinterpret_cast<PyArrayObject*>(x);
-            if (PyArray_DESCR(a)->type_num != g.type_num || PyArray_NDIM(a) != static_cast<int>(g.dims.size()) ||
-                !PyArray_ISNOTSWAPPED(a) || !PyArray_ISALIGNED(a) ||
-                (g.writeable && !PyArray_ISWRITEABLE(a)) ||
+            if (PyArray_DESCR(a)->type_num != g.type_num ||
+                PyArray_NDIM(a) != static_cast<int>(g.dims.size()) || !PyArray_ISNOTSWAPPED(a) ||
+                !PyArray_ISALIGNED(a) || (g.writeable && !PyArray_ISWRITEABLE(a)) ||
                 PyArray_IS_C_CONTIGUOUS(a) != g.c_contiguous)
             {
                 return false;
@@ -199,8 +199,8 @@ namespace specula::engine
         case guard_kind::int_value:
             return "value of " + what + " changed (was " + std::to_string(int_value) + ")";
         case guard_kind::int_range:
-            return "int " + what + " outside [" + std::to_string(int_value) + ", " + std::to_string(int_hi) +
-                   "] (now " + seen + ")";
+            return "int " + what + " outside [" + std::to_string(int_value) + ", " +
+                   std::to_string(int_hi) + "] (now " + seen + ")";
         case guard_kind::float_value:
         case guard_kind::str_value:
             return "value of " + what + " changed";
@@ -252,7 +252,8 @@ namespace specula::engine
         g.type_num = PyArray_DESCR(a)->type_num;
         for (int i = 0; i < PyArray_NDIM(a); ++i)
         {
-            bool sym = i < static_cast<int>(symbolic.size()) && symbolic[static_cast<size_t>(i)] >= 0;
+            bool sym =
+                i < static_cast<int>(symbolic.size()) && symbolic[static_cast<size_t>(i)] >= 0;
             g.dims.push_back(sym ? -1 - symbolic[static_cast<size_t>(i)] : PyArray_DIMS(a)[i]);
         }
         g.writeable = writeable;
@@ -389,8 +390,8 @@ namespace specula::engine
         std::ostringstream out;
         auto line = [&](const guard& g)
         {
-            static const char* names[] = {"type_is",     "identity",  "array_meta", "int_value",
-                                          "float_value", "str_value", "no_overlap", "distinct",
+            static const char* names[] = {"type_is",     "identity",  "array_meta",   "int_value",
+                                          "float_value", "str_value", "no_overlap",   "distinct",
                                           "int_range",   "length",    "int_predicate"};
             out << "  guard " << names[static_cast<int>(g.kind)] << " " << g.what;
             if (g.kind == guard_kind::length)
@@ -402,7 +403,9 @@ namespace specula::engine
                 out << " dims=(";
                 for (size_t i = 0; i < g.dims.size(); ++i)
                 {
-                    out << (i ? "," : "") << (g.dims[i] >= 0 ? std::to_string(g.dims[i]) : "?" + std::to_string(-1 - g.dims[i]));
+                    out << (i ? "," : "")
+                        << (g.dims[i] >= 0 ? std::to_string(g.dims[i])
+                                           : "?" + std::to_string(-1 - g.dims[i]));
                 }
                 out << ")" << (g.writeable ? " writeable" : "");
             }

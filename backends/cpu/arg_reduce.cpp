@@ -216,8 +216,7 @@ namespace specula::backends::cpu
                 w.kept_rows(p, x, y, pool);
                 return;
             }
-            if (p.outputs == 1 && p.num_reduced == 0 && lanes >= 2 &&
-                p.run >= split_min)
+            if (p.outputs == 1 && p.num_reduced == 0 && lanes >= 2 && p.run >= split_min)
             {
                 y[0] = w.split_run(x, p.run, *pool);
                 return;

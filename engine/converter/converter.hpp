@@ -424,7 +424,8 @@ namespace specula::engine::converter
         ir::value_id tree_gather(tree_table::kind k, const std::string& field, ir::value_id index);
         ir::value_id tree_int(std::int64_t v);
         bool tree_asserted(const std::string& key);
-        void tree_drop_implied_asserts(ir::region_id r, std::set<std::pair<ir::value_id, bool>> facts);
+        void tree_drop_implied_asserts(ir::region_id r,
+                                       std::set<std::pair<ir::value_id, bool>> facts);
         cval tree_node_at(ir::value_id index);
         ir::value_id tree_index(const cval& n, py::handle node);
         cval tree_attribute(const cval& n, const std::string& name, py::handle node);
@@ -565,15 +566,15 @@ namespace specula::engine::converter
         std::set<std::string> m_declared_globals;
         std::vector<array_entry> m_arrays;
         std::vector<dict_entry> m_dicts;
-        std::map<int, int> m_array_of_source;      // source -> array entry
-        std::map<std::string, cval> m_heap_writes; // "self.h", "G[x]" -> value written
+        std::map<int, int> m_array_of_source;                 // source -> array entry
+        std::map<std::string, cval> m_heap_writes;            // "self.h", "G[x]" -> value written
         std::map<int, std::vector<item_write>> m_item_writes; // container source -> writes
         std::set<std::pair<int, int>> m_distinct_containers;  // distinct guards added
-        std::set<int> m_relaxed_sources;           // Python ints/floats read as inputs at once
-        std::set<int> m_length_guarded;            // list/tuple sources with a length guard
-        std::set<int> m_written_sources;           // arrays written in place
-        std::set<int> m_setattr_sources;           // objects given attributes
-        std::map<int, int> m_output_of_array;      // array entry -> output slot
+        std::set<int> m_relaxed_sources;      // Python ints/floats read as inputs at once
+        std::set<int> m_length_guarded;       // list/tuple sources with a length guard
+        std::set<int> m_written_sources;      // arrays written in place
+        std::set<int> m_setattr_sources;      // objects given attributes
+        std::map<int, int> m_output_of_array; // array entry -> output slot
         std::map<std::int64_t, int> m_symbol_of_size;
         std::map<ir::value_id, bool> m_input_contiguous; // graph input -> C_CONTIGUOUS
         std::map<ir::value_id, layout> m_layouts;        // memo of layout_of()

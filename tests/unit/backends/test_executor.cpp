@@ -328,9 +328,11 @@ namespace
         auto i = b.input(i64_scalar, "i");
         auto j = b.input(i64_scalar, "j");
         auto row = b.gather(t, i, 0);
-        auto doubled = b.binary(op::MUL, row, b.constant(ir::scalar::of_float(dtype::float64, 2.0)));
+        auto doubled =
+            b.binary(op::MUL, row, b.constant(ir::scalar::of_float(dtype::float64, 2.0)));
         auto updated = b.gather_update(t, j, doubled, 0);
-        auto filled = b.gather_update(updated, i, b.constant(ir::scalar::of_float(dtype::float64, 7.0)), 0);
+        auto filled =
+            b.gather_update(updated, i, b.constant(ir::scalar::of_float(dtype::float64, 7.0)), 0);
         b.output(row, "row");
         b.output(updated, "updated");
         b.output(filled, "filled");
