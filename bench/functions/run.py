@@ -73,6 +73,19 @@ def measure(name, on, off, rounds, warmup, calls):
     return times, state_on["sha256"] == state_off["sha256"], state_on["report"]
 
 
+def measure_toggled(name, on, rounds, warmup, calls):
+    """Per-call times of `name` in the engine-on worker, its engine switched on
+    and off batch by batch (specula.enable/disable), in alternating order."""
+    times = {"on": [], "off": []}
+    for r in range(warmup + rounds):
+        for engine in (("on", "off") if r % 2 == 0 else ("off", "on")):
+            seconds = on.ask({"workload": name, "calls": calls, "engine": engine})["seconds"]
+            if r >= warmup:
+                times[engine].append(seconds / calls)
+    on.ask({"workload": name, "calls": 0, "engine": "on"})
+    return times
+
+
 def summarise(name, calls, rounds, pairs):
     """One row from the pairs' measurements of `name`: pooled medians, the
     per-pair speed-ups, the engine's verdicts from the last pair."""
@@ -109,15 +122,31 @@ def run(quick=False, rounds=None, pairs=None):
     scale = 0.1 if quick else 1.0
     calls = {name: max(1, int(n * scale)) for name, n in CALLS.items()}
     measured = {name: [] for name in CALLS}
+    toggled = []
     for pair in range(pairs):
         on, off = worker("on", pair + 1), worker("off", pair + 1)
         try:
             for name in CALLS:
                 measured[name].append(measure(name, on, off, rounds, warmup, calls[name]))
+            toggled.append(measure_toggled("pure", on, rounds, warmup, calls["pure"]))
         finally:
             on.close()
             off.close()
-    return [summarise(name, calls[name], rounds, measured[name]) for name in CALLS]
+    rows = [summarise(name, calls[name], rounds, measured[name]) for name in CALLS]
+    pure = next(r for r in rows if r["workload"] == "pure")
+    pure["same_process"] = same_process(toggled)
+    return rows
+
+
+def same_process(toggled):
+    """The never-compiled workload with the engine switched in one process."""
+    on = [t for times in toggled for t in times["on"]]
+    off = [t for times in toggled for t in times["off"]]
+    med_on, med_off = statistics.median(on), statistics.median(off)
+    return {"median_on_s": med_on, "median_off_s": med_off,
+            "overhead_pct": (med_on / med_off - 1.0) * 100.0,
+            "pair_overhead_pct": [(statistics.median(t["on"]) / statistics.median(t["off"]) - 1.0) * 100.0
+                                  for t in toggled]}
 
 
 def table(results):
@@ -131,6 +160,16 @@ def table(results):
                      f"{r['speedup']:.2f}× ({r['overhead_pct']:+.1f}% time) | "
                      f"{' '.join(f'{x:.2f}' for x in r['pair_speedups'])} | {'yes' if r['identical'] else 'NO'} | "
                      f"{verdicts or 'never hot'} |")
+    for r in results:
+        same = r.get("same_process")
+        if same:
+            lines.append("")
+            lines.append(f"Never-compiled calls in one process, engine switched batch by batch "
+                         f"(`specula.enable()`/`disable()`): {same['median_off_s'] * 1e6:.1f} µs off, "
+                         f"{same['median_on_s'] * 1e6:.1f} µs on, {same['overhead_pct']:+.1f}% time "
+                         f"(per pair: {', '.join(f'{x:+.1f}%' for x in same['pair_overhead_pct'])}). "
+                         "Two processes running the same pure-Python code differ by more than the engine "
+                         "does (the per-pair column above); this row is the engine's own cost.")
     return "\n".join(lines)
 
 

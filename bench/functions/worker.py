@@ -1,6 +1,7 @@
 """One side of the function-level benchmark: runs under `python3 -m specula`
 with the engine on or off and answers the driver's requests, one JSON line
-each way: {"workload": name, "calls": n} -> {"seconds": s}; {"state": name}
+each way: {"workload": name, "calls": n[, "engine": "on"|"off"]} -> {"seconds": s};
+{"state": name}
 -> {"sha256": ..., "report": [...]}."""
 import hashlib
 import json
@@ -28,6 +29,12 @@ def main():
         if name not in built:
             built[name] = workloads.WORKLOADS[name]()
         w = built[name]
+        if "engine" in request:
+            # The same process with its engine switched per batch: the cost
+            # of the engine on code it leaves to CPython, free of the layout
+            # differences between two processes.
+            import specula
+            specula.enable() if request["engine"] == "on" else specula.disable()
         if "calls" in request:
             start = time.perf_counter()
             w.run(request["calls"])
