@@ -43,7 +43,7 @@ namespace specula::backends::cpu
             }
         }
 
-        template <class T>
+        template <class T, class Cmp>
         struct best_of
         {
             T value{};
@@ -51,13 +51,13 @@ namespace specula::backends::cpu
             bool nan = false;
 
             // Folds in a later candidate: strictly better, or the first NaN.
-            bool take(T v, std::int64_t k, bool is_max)
+            bool take(T v, std::int64_t k)
             {
                 if (nan)
                 {
                     return false;
                 }
-                if (at < 0 || is_nan(v) || (is_max ? v > value : v < value))
+                if (at < 0 || is_nan(v) || Cmp::better(v, value))
                 {
                     value = v;
                     at = k;
@@ -68,28 +68,29 @@ namespace specula::backends::cpu
             }
         };
 
-        template <class T>
+        // Cmp: prefer_greater (argmax) or prefer_less (argmin).
+        template <class T, class Cmp>
         struct arg_walk
         {
-            bool is_max = true;
+            using best = best_of<T, Cmp>;
 
             // The first position of the extreme of x[0, n) (the first NaN).
             std::int64_t block_arg(const T* x, std::int64_t n, T& value) const
             {
-                const std::int64_t i = first_extreme(x, n, is_max);
+                const std::int64_t i = first_extreme<Cmp>(x, n);
                 value = x[i];
                 return i;
             }
 
             // Folds x[0, n) (positions k0 on) into `best`; false once a NaN ends it.
-            bool fold_run(const T* x, std::int64_t n, std::int64_t k0, best_of<T>& best) const
+            bool fold_run(const T* x, std::int64_t n, std::int64_t k0, best& b) const
             {
                 for (std::int64_t s = 0; s < n; s += block)
                 {
                     T v{};
                     const std::int64_t i = block_arg(x + s, std::min(block, n - s), v);
-                    best.take(v, k0 + s + i, is_max);
-                    if (best.nan)
+                    b.take(v, k0 + s + i);
+                    if (b.nan)
                     {
                         return false;
                     }
@@ -99,7 +100,7 @@ namespace specula::backends::cpu
 
             std::int64_t fold_output(const reduce_plan& p, const T* x, std::int64_t base) const
             {
-                best_of<T> best;
+                best b;
                 std::int64_t k = 0;
                 bool going = true;
                 for_each_run(p, base,
@@ -107,11 +108,11 @@ namespace specula::backends::cpu
                              {
                                  if (going)
                                  {
-                                     going = fold_run(x + at, p.run, k, best);
+                                     going = fold_run(x + at, p.run, k, b);
                                  }
                                  k += p.run;
                              });
-                return best.at;
+                return b.at;
             }
 
             // One run of n elements cut into pieces the lanes take.
@@ -120,7 +121,7 @@ namespace specula::backends::cpu
                 const std::int64_t pieces =
                     std::min<std::int64_t>(max_pieces, std::max<std::int64_t>(1, n / (4 * block)));
                 const std::int64_t len = (n + pieces - 1) / pieces;
-                best_of<T> part[max_pieces];
+                best part[max_pieces];
                 pool.run_split(pieces, len,
                                [&](int, std::int64_t i0, std::int64_t i1)
                                {
@@ -130,15 +131,15 @@ namespace specula::backends::cpu
                                        fold_run(x + s, std::min(len, n - s), s, part[i]);
                                    }
                                });
-                best_of<T> best;
-                for (std::int64_t i = 0; i < pieces && !best.nan; ++i)
+                best b;
+                for (std::int64_t i = 0; i < pieces && !b.nan; ++i)
                 {
                     if (part[i].at >= 0)
                     {
-                        best.take(part[i].value, part[i].at, is_max);
+                        b.take(part[i].value, part[i].at);
                     }
                 }
-                return best.at;
+                return b.at;
             }
 
             // Innermost dim kept: columns [j0, j1) of output row r, whole
@@ -168,7 +169,7 @@ namespace specula::backends::cpu
                                          const T v = src[j];
                                          const T b = value[j];
                                          const bool better =
-                                             !is_nan(b) && (is_nan(v) || (is_max ? v > b : v < b));
+                                             !is_nan(b) && (is_nan(v) || Cmp::better(v, b));
                                          value[j] = better ? v : b;
                                          at[j] = better ? kk : at[j];
                                      }
@@ -206,8 +207,8 @@ namespace specula::backends::cpu
             }
         };
 
-        template <class T>
-        void arg_typed(const arg_walk<T>& w, const reduce_plan& p, const T* x, std::int64_t* y,
+        template <class T, class Cmp>
+        void arg_typed(const arg_walk<T, Cmp>& w, const reduce_plan& p, const T* x, std::int64_t* y,
                        thread_pool* pool)
         {
             const int lanes = pool != nullptr ? pool->lanes() : 1;
@@ -253,9 +254,16 @@ namespace specula::backends::cpu
             [&](auto v)
             {
                 using T = decltype(v);
-                const arg_walk<T> w{code == ir::op::ARGMAX};
-                arg_typed(w, p, reinterpret_cast<const T*>(in),
-                          reinterpret_cast<std::int64_t*>(out), pool);
+                const auto* x = reinterpret_cast<const T*>(in);
+                auto* y = reinterpret_cast<std::int64_t*>(out);
+                if (code == ir::op::ARGMAX)
+                {
+                    arg_typed(arg_walk<T, prefer_greater>{}, p, x, y, pool);
+                }
+                else
+                {
+                    arg_typed(arg_walk<T, prefer_less>{}, p, x, y, pool);
+                }
                 return status::ok();
             },
             [] { return status::internal("argmax/argmin: dtype"); });
