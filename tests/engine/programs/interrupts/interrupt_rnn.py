@@ -2,16 +2,13 @@
 # effects (an out buffer, self.h, self.t, self.trace) must be applied in program
 # order up to some point, never torn, and all of them when the call returned.
 # expect: compiled RNN.step
-import os
 import random
-import signal
-import sys
-import time
 
 import numpy as np
 from _probe import snapshot
+from _interrupts import interrupter, rounds, seconds_per_call
 
-ROUNDS = int(os.environ.get("SPECULA_INTERRUPT_ROUNDS", "200"))
+ROUNDS = rounds(200)
 rng = np.random.RandomState(0)
 
 
@@ -47,26 +44,14 @@ def observe(net, before_h, before_out, expected):
     return out, h, net.t, len(net.trace), net.trace[-1] if net.trace else None
 
 
-ARMED = [False]  # an alarm arriving after its round (a stalled machine) is not a round's interrupt
-
-
-def on_alarm(signum, frame):
-    if ARMED[0]:
-        os.kill(os.getpid(), signal.SIGINT)
-
-
 net = RNN(96)
 xs = rng.standard_normal((ROUNDS + 80, 8, 96))
 for k in range(60):
     net.step(xs[k])
-t0 = time.perf_counter()
-for k in range(60, 80):
-    net.step(xs[k])
-per_call = (time.perf_counter() - t0) / 20
+per_call = seconds_per_call(lambda k: net.step(xs[60 + k]))
 
-signal.signal(signal.SIGALRM, on_alarm)
+sigint = interrupter()
 pick = random.Random(99)
-violations, inside, after, lost = [], 0, 0, 0
 for r in range(ROUNDS):
     x = xs[80 + r]
     before_h, before_out = net.h, net.out.copy()
@@ -75,27 +60,7 @@ for r in range(ROUNDS):
     allowed = [("old", "old", t, n, last), ("new", "old", t, n, last),
                ("new", "new", t, n, last), ("new", "new", t + 1, n, last),
                ("new", "new", t + 1, n + 1, t + 1)]
-    returned = False
-    try:
-        ARMED[0] = True
-        signal.setitimer(signal.ITIMER_REAL, max(1e-6, pick.uniform(0.0, 1.5 * per_call)))
-        net.step(x)
-        returned = True
-        deadline = time.monotonic() + 10.0   # hang guard only: a lost interrupt
-        while time.monotonic() < deadline:
-            pass
-        lost += 1
-    except KeyboardInterrupt:
-        after, inside = (after + 1, inside) if returned else (after, inside + 1)
-    ARMED[0] = False
-    signal.setitimer(signal.ITIMER_REAL, 0)
-    state = observe(net, before_h, before_out, expected)
-    if state not in (allowed[-1:] if returned else allowed):
-        violations.append({"round": r, "returned": returned, "state": state,
-                           "allowed": allowed})
+    returned = sigint.attempt(pick.uniform(0.0, 1.5 * per_call), net.step, x)
+    sigint.expect_one_of(r, returned, observe(net, before_h, before_out, expected), allowed)
 
-summary = {"rounds": ROUNDS, "interrupted_inside": inside, "interrupted_after": after,
-           "lost_interrupts": lost, "violations": violations[:5],
-           "violation_count": len(violations)}
-snapshot("summary", summary)
-print(summary, file=sys.stderr)
+snapshot("summary", sigint.summary(ROUNDS))

@@ -5,16 +5,12 @@
 # contents, the caller's names keep their objects). The function first gets hot
 # on data for which the loop ends after a varying number of trips.
 # expect: compiled settle
-import os
-import signal
-import sys
-import time
-
 import numpy as np
 from _probe import snapshot
+from _interrupts import interrupter, rounds, warmup
 
-WARMUP = int(os.environ.get("SPECULA_INTERRUPT_WARMUP", "60"))
-ROUNDS = int(os.environ.get("SPECULA_INTERRUPT_ROUNDS", "300")) // 30
+WARMUP = warmup()
+ROUNDS = rounds(300) // 30
 
 
 def settle(x, acc, rate, tol):
@@ -26,34 +22,18 @@ def settle(x, acc, rate, tol):
     return x, trips
 
 
-ARMED = [False]
-
-
-def on_alarm(signum, frame):
-    if ARMED[0]:
-        os.kill(os.getpid(), signal.SIGINT)
-
-
 acc = np.zeros(64)
 for k in range(WARMUP):
     settle((np.arange(64) - 31.5), acc, 0.5 + 0.004 * k, 1e-3)
 acc[...] = 0.0
 acc_before = acc.copy()
 
-signal.signal(signal.SIGALRM, on_alarm)
-inside, lost, violations = 0, 0, 0
+sigint = interrupter()
 for r in range(ROUNDS):
     x = (np.arange(64) - 31.5)
     x_obj = x
-    try:
-        ARMED[0] = True
-        signal.setitimer(signal.ITIMER_REAL, 0.02 + 0.01 * (r % 5))
-        settle(x, acc, 1.0, 1e-3)  # rate 1.0: x never shrinks, the loop never ends
-        lost += 1
-    except KeyboardInterrupt:
-        inside += 1
-    ARMED[0] = False
-    signal.setitimer(signal.ITIMER_REAL, 0)
+    # rate 1.0: x never shrinks, the loop never ends; returning is a lost interrupt.
+    sigint.attempt(0.02 + 0.01 * (r % 5), settle, x, acc, 1.0, 1e-3, returning=False)
     # CPython's loop added x to acc some times before the interrupt; the graph
     # commits nothing. Both are states CPython can leave: acc a whole number of
     # x's past its value before the round (exact: halves of small ints), x
@@ -63,10 +43,7 @@ for r in range(ROUNDS):
     whole = bool(np.all(added[finite] == np.round(added[finite])) and
                  np.all(added[finite] == added[finite][0]))
     if not whole or x is not x_obj or not np.array_equal(x, (np.arange(64) - 31.5)):
-        violations += 1
+        sigint.violation(round=r, whole=whole)
     acc_before = acc.copy()
 
-summary = {"rounds": ROUNDS, "interrupted_inside": inside, "interrupted_after": 0,
-           "lost_interrupts": lost, "violation_count": violations}
-snapshot("summary", summary)
-print(summary, file=sys.stderr)
+snapshot("summary", sigint.summary(ROUNDS))
