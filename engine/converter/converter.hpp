@@ -240,9 +240,10 @@ namespace specula::engine::converter
         std::vector<std::string> globals;
     };
 
-    // A local a `for` converted as an IR LOOP carries (range_loop.cpp): its
-    // value before the loop (`init`; entry `orig`, -1 for a Python float
-    // constant) and the loop argument (`arg`, entry `fresh`) the body sees.
+    // A name a loop converted as an IR LOOP carries (loop_carried_names.cpp):
+    // its value before the loop (`init`; entry `orig`, -1 for a Python
+    // number constant) and the loop argument (`arg`, entry `fresh`) the body
+    // sees.
     struct carried_slot
     {
         std::string name;
@@ -252,6 +253,21 @@ namespace specula::engine::converter
         int orig = -1;
         int fresh = -1;
         bool in_place = false; // updated in place through the name, never rebound
+    };
+
+    // One loop being built as an IR LOOP (loop_carried_names.cpp): what its
+    // refusals call it, what it may carry, its slots, and the state a trip
+    // must leave unchanged.
+    struct carried_loop
+    {
+        std::string what;           // "a while loop converted as an IR loop"...
+        bool python_ints = false;   // bools and Python ints carried (range asserted)
+        bool known_layouts = false; // arguments laid out as their initial values
+        std::vector<carried_slot> slots;
+        size_t effects = 0;
+        size_t heap_writes = 0;
+        std::vector<dict_entry> dicts;
+        std::vector<ir::value_id> values; // every array entry's value before the loop
     };
 
     class converter
@@ -405,6 +421,7 @@ namespace specula::engine::converter
         cval chunk_initial(const std::string& name, const loop_chunk_scope& scope, py::handle node,
                            bool& carried);
         cval chunk_parameter(int index, const char* path, bool relaxed);
+        void chunk_trip(const py::list& statements, const carried_loop& loop);
         void finish_loop_chunk(const loop_chunk_scope& scope,
                                const std::vector<carried_slot>& slots,
                                const std::vector<bool>& rebound,
@@ -465,18 +482,27 @@ namespace specula::engine::converter
         cval loop_test(py::handle test);
         void build_while_loop(py::handle node, const cval& first);
         bool identity_visible(int arr, const std::string& name) const;
-        carried_slot while_carried(const std::string& name, const cval& v, py::handle node);
-        ir::value_id slot_value(const carried_slot& s, py::handle node, std::int64_t& lo,
-                                std::int64_t& hi);
-        ir::value_id while_result(carried_slot& s, size_t entries_before, py::handle node);
-        ir::value_id while_trip(const py::list& statements, std::vector<carried_slot>& slots,
-                                py::handle loop);
+        ir::value_id while_trip(const py::list& statements, carried_loop& loop, py::handle node);
         ir::value_id while_exit(const cval& test, bool is_break, const py::list& rest,
-                                std::vector<carried_slot>& slots, py::handle stmt, py::handle loop);
+                                carried_loop& loop, py::handle stmt, py::handle node);
         ir::value_id next_test(py::handle node, ir::value_id broke);
-        void check_while_body(py::handle node, size_t effects, size_t heap_writes,
-                              const std::vector<dict_entry>& dicts,
-                              const std::vector<ir::value_id>& values);
+
+        // loop_carried_names.cpp: the names an IR LOOP carries
+        void carried_names(carried_loop& loop, const std::set<std::string>& bound,
+                           const std::string& target, std::set<std::string>& loop_only,
+                           py::handle node);
+        carried_slot carry_value(const carried_loop& loop, const std::string& name, const cval& v,
+                                 py::handle node);
+        ir::region_id open_carried_loop(carried_loop& loop, std::vector<ir::value_id>& init);
+        void bind_carried_args(carried_loop& loop, ir::region_id body);
+        void check_carried_trip(const carried_loop& loop, py::handle node);
+        ir::value_id slot_value(const carried_loop& loop, const carried_slot& s, py::handle node,
+                                std::int64_t& lo, std::int64_t& hi);
+        ir::value_id carried_result(carried_loop& loop, carried_slot& s, py::handle node);
+        void assert_carried_int(const carried_slot& s, ir::value_id v, const carried_loop& loop,
+                                py::handle node);
+        void close_carried_loop(const carried_loop& loop, const std::vector<ir::value_id>& outs,
+                                py::handle node);
 
         // symbolic_dims.cpp: a dim's size as a Python int (an int64 scalar when symbolic)
         cval dim_value(ir::value_id x, int axis, py::handle node);
@@ -486,9 +512,6 @@ namespace specula::engine::converter
         void build_range_loop(py::handle node, const std::vector<cval>& p,
                               const std::set<std::string>& bound);
         void check_loop_locals_unread(py::handle node, const std::set<std::string>& names);
-        carried_slot carried_local(const std::string& name, const cval& v, py::handle node);
-        ir::value_id carried_result(carried_slot& s, size_t entries_before,
-                                    const ir::value_type& type, py::handle node);
 
         // indexing.cpp
         index_plan plan_index(const cval& container, py::handle index, py::handle node);

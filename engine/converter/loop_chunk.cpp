@@ -10,8 +10,9 @@
 // frame view's `locals` (`arg` sources: the first two relaxed ints, the step
 // specialised), after a function loop's own locals.
 //
-// Refused (the loop keeps running iteration by iteration): effects inside
-// the body (print, appends, attribute or item writes: they would need
+// The carried values follow loop_carried_names.cpp. Refused (the loop keeps
+// running iteration by iteration; the reason names the statement): effects
+// inside the body (print, appends, attribute or item writes: they would need
 // per-iteration stacking), `break` and `return`, names bound to values other
 // than arrays and floats (Python ints, lists...), a name both updated in place
 // and rebound, a name left naming an input or a view, and whatever the body
@@ -19,6 +20,7 @@
 // chunk's run: nothing is committed and the iterations are replayed one by
 // one.
 #include "engine/converter/converter.hpp"
+#include "engine/converter/loop_scan.hpp"
 #include "engine/loop_locals.hpp"
 #include "engine/numpy_api.hpp"
 
@@ -31,6 +33,25 @@ namespace specula::engine::converter
         bool contains(const std::vector<std::string>& names, const std::string& name)
         {
             return std::find(names.begin(), names.end(), name) != names.end();
+        }
+
+        // The first top-level statement of the body that binds `name` (where
+        // a refusal about it points), else the first statement.
+        py::handle binding_statement(const py::list& statements, const std::string& name)
+        {
+            for (py::handle stmt : statements)
+            {
+                std::set<std::string> bound;
+                int size = 0;
+                py::list one;
+                one.append(stmt);
+                bound_names(one, bound, size);
+                if (bound.count(name))
+                {
+                    return stmt;
+                }
+            }
+            return py::len(statements) > 0 ? statements[0] : py::handle();
         }
     } // namespace
 
@@ -112,7 +133,7 @@ namespace specula::engine::converter
                     in_names(PyCode_GetFreevars(p_code), name))
                 {
                     fail("local " + name + " captured by a nested function or comprehension",
-                         first);
+                         binding_statement(statements, name));
                 }
             }
             for (size_t i = 0; i < scope.locals.size(); ++i)
@@ -143,12 +164,15 @@ namespace specula::engine::converter
         if (contains(scope.bound, scope.target))
         {
             // CPython keeps the body's value, not the counter's.
-            fail("loop target " + scope.target + " rebound in the body", first);
+            fail("loop target " + scope.target + " rebound in the body of a loop run in chunks",
+                 binding_statement(statements, scope.target));
         }
 
         // Every name but the carried ones and the target is read (and
         // written, refused below) as the iteration converter does.
-        std::vector<carried_slot> slots;
+        carried_loop loop;
+        loop.what = "a loop run in chunks";
+        loop.known_layouts = true;
         std::vector<std::string> globals = scope.in_function ? scope.globals : scope.names;
         for (const std::string& name : scope.names)
         {
@@ -156,34 +180,20 @@ namespace specula::engine::converter
             {
                 continue;
             }
+            py::handle at = binding_statement(statements, name);
             bool carried = false;
-            cval v = chunk_initial(name, scope, first, carried);
+            cval v = chunk_initial(name, scope, at, carried);
             if (carried)
             {
-                slots.push_back(carried_local(name, v, first));
+                loop.slots.push_back(carry_value(loop, name, v, at));
                 globals.erase(std::remove(globals.begin(), globals.end(), name), globals.end());
             }
         }
         globals.erase(std::remove(globals.begin(), globals.end(), scope.target), globals.end());
         m_declared_globals.insert(globals.begin(), globals.end());
 
-        const size_t effects = m_spec->effects.size();
-        const size_t heap_writes = m_heap_writes.size();
-        const size_t dicts = m_dicts.size();
-        std::vector<ir::value_id> values;
-        for (const array_entry& e : m_arrays)
-        {
-            values.push_back(e.value);
-        }
-        std::vector<ir::value_type> arg_types{ir::value_type{ir::dtype::int64, ir::shape({})}};
         std::vector<ir::value_id> init;
-        for (const carried_slot& s : slots)
-        {
-            arg_types.push_back(type_of(s.init));
-            init.push_back(s.init);
-        }
-        ir::region_id region = m_builder->new_region(arg_types);
-        std::vector<ir::value_id> results;
+        ir::region_id region = open_carried_loop(loop, init);
         std::vector<bool> rebound;
         {
             ir::builder::insertion_guard keep(*m_builder);
@@ -203,61 +213,48 @@ namespace specula::engine::converter
             m_arrays[static_cast<size_t>(index.arr)].int_lo = relaxed_int_lo;
             m_arrays[static_cast<size_t>(index.arr)].int_hi = relaxed_int_hi;
             m_locals[scope.target] = index;
-            for (size_t k = 0; k < slots.size(); ++k)
+            bind_carried_args(loop, region);
+            chunk_trip(statements, loop);
+            std::vector<ir::value_id> results;
+            for (carried_slot& s : loop.slots)
             {
-                carried_slot& s = slots[k];
-                s.arg = m_builder->arg(region, static_cast<int>(k + 1));
-                cval a = new_array(s.arg, s.surf);
-                s.fresh = a.arr;
-                m_locals[s.name] = a;
-                // NumPy's memory order of the value at a trip's start: that
-                // of the value before the loop, checked below to be that of
-                // the value at a trip's end too.
-                m_layouts[s.arg] = layout_of(s.init);
-            }
-            visit_body(body);
-            if (m_breaking || m_returned)
-            {
-                fail("break or return in a loop run in chunks", first);
-            }
-            m_continuing = false; // the trip ends there, as the iteration did
-            if (m_spec->effects.size() != effects || m_heap_writes.size() != heap_writes ||
-                m_dicts.size() != dicts)
-            {
-                fail("effects (print, attribute, item or global writes, appends) in a loop run "
-                     "in chunks",
-                     first);
-            }
-            for (size_t i = 0; i < values.size(); ++i)
-            {
-                if (m_arrays[i].value != values[i])
-                {
-                    fail("in-place update of an array not named by the loop in a loop run in "
-                         "chunks",
-                         first);
-                }
-            }
-            for (size_t k = 0; k < slots.size(); ++k)
-            {
-                rebound.push_back(m_locals.at(slots[k].name).arr != slots[k].fresh);
-                results.push_back(carried_result(slots[k], values.size(), arg_types[k + 1], first));
-                if (layout_of(results.back()) != m_layouts.at(slots[k].arg))
-                {
-                    fail("array " + slots[k].name +
-                             " whose memory order changes from one iteration to the next",
-                         first);
-                }
+                rebound.push_back(m_locals.at(s.name).arr != s.fresh);
+                results.push_back(carried_result(loop, s, binding_statement(statements, s.name)));
             }
             m_builder->set_results(region, results);
         }
         const ir::value_id count = m_arrays[static_cast<size_t>(trips.arr)].value;
         std::vector<ir::value_id> outs =
             m_builder->loop(ir::loop_attr{true, false}, count, ir::no_id, init, region);
-        if (!m_builder->ok() || outs.size() != slots.size())
+        if (!m_builder->ok() || outs.size() != loop.slots.size())
         {
             fail("loop run in chunks (IR: " + m_builder->state().message() + ")", first);
         }
-        finish_loop_chunk(scope, slots, rebound, outs, first);
+        finish_loop_chunk(scope, loop.slots, rebound, outs, first);
+    }
+
+    // One iteration of the chunk's body, statement by statement, so that a
+    // refusal names the statement (an `if` holding a print: the `if`).
+    void converter::chunk_trip(const py::list& statements, const carried_loop& loop)
+    {
+        const size_t n = py::len(statements);
+        for (size_t i = 0; i < n && !m_continuing; ++i)
+        {
+            py::handle stmt = statements[i];
+            if (++m_statements > m_config.max_unrolled_statements)
+            {
+                fail("too many statements after unrolling", stmt);
+            }
+            m_rest = statements[py::slice(static_cast<Py_ssize_t>(i + 1),
+                                          static_cast<Py_ssize_t>(n), 1)];
+            visit_stmt(stmt);
+            if (m_breaking || m_returned)
+            {
+                fail(std::string(m_breaking ? "break" : "return") + " inside " + loop.what, stmt);
+            }
+            check_carried_trip(loop, stmt);
+        }
+        m_continuing = false; // the trip ends there, as the iteration did
     }
 
     // After the LOOP: arrays updated in place get their final value, rebound

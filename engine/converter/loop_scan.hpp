@@ -1,5 +1,5 @@
 // What a loop's statements bind, shared by the loops converted as IR LOOPs
-// (range_loop.cpp, while_loop.cpp).
+// (range_loop.cpp, while_loop.cpp, loop_chunk.cpp, loop_carried_names.cpp).
 #pragma once
 
 #include <pybind11/pybind11.h>

@@ -6,7 +6,8 @@
 // everything fused).
 //
 // The loop carries the locals the body rebinds that exist before the loop,
-// and arrays the body updates in place through such a name; the index is the
+// and arrays the body updates in place through such a name
+// (loop_carried_names.cpp); the index is the
 // loop counter plus the start. Refused (located): effects in the body (print,
 // setattr, appends: they would need per-iteration stacking), break, continue
 // and return, Python ints carried from one trip to the next (their range
@@ -181,18 +182,10 @@ namespace specula::engine::converter
                                      const std::set<std::string>& bound)
     {
         const std::string target = py::str(node.attr("target").attr("id"));
+        carried_loop loop;
+        loop.what = "a for over range(...) converted as a loop";
         std::set<std::string> loop_only{target};
-        std::vector<carried_slot> slots;
-        for (const std::string& name : bound)
-        {
-            auto found = m_locals.find(name);
-            if (name == target || found == m_locals.end())
-            {
-                loop_only.insert(name);
-                continue;
-            }
-            slots.push_back(carried_local(name, found->second, node));
-        }
+        carried_names(loop, bound, target, loop_only, node);
         check_loop_locals_unread(node, loop_only);
 
         // Bounds: int64 scalars and their ranges.
@@ -222,23 +215,8 @@ namespace specula::engine::converter
             m_builder->binary(ir::op::MAXIMUM, m_builder->binary(ir::op::SUB, stop, start), zero);
 
         const std::map<std::string, cval> before = m_locals;
-        const size_t effects = m_spec->effects.size();
-        const size_t heap_writes = m_heap_writes.size();
-        const std::vector<dict_entry> dicts = m_dicts;
-        std::vector<ir::value_id> values;
-        for (const array_entry& e : m_arrays)
-        {
-            values.push_back(e.value);
-        }
-        std::vector<ir::value_type> arg_types{ir::value_type{ir::dtype::int64, ir::shape({})}};
         std::vector<ir::value_id> init;
-        for (const carried_slot& s : slots)
-        {
-            arg_types.push_back(type_of(s.init));
-            init.push_back(s.init);
-        }
-        ir::region_id body = m_builder->new_region(arg_types);
-        std::vector<ir::value_id> results;
+        ir::region_id body = open_carried_loop(loop, init);
         {
             ir::builder::insertion_guard keep(*m_builder);
             m_builder->set_insertion_end(body);
@@ -247,55 +225,27 @@ namespace specula::engine::converter
             m_arrays[static_cast<size_t>(index.arr)].int_lo = start_lo;
             m_arrays[static_cast<size_t>(index.arr)].int_hi = std::max(start_lo, stop_hi - 1);
             m_locals[target] = index;
-            for (size_t k = 0; k < slots.size(); ++k)
-            {
-                carried_slot& s = slots[k];
-                s.arg = m_builder->arg(body, static_cast<int>(k + 1));
-                cval a = new_array(s.arg, s.surf);
-                s.fresh = a.arr;
-                m_locals[s.name] = a;
-            }
+            bind_carried_args(loop, body);
             visit_body(node.attr("body"));
             if (m_breaking || m_continuing || m_returned)
             {
-                fail("break, continue or return inside a for over range(...) converted as a loop",
-                     node);
+                fail("break, continue or return inside " + loop.what, node);
             }
-            if (m_spec->effects.size() != effects || m_heap_writes.size() != heap_writes)
+            check_carried_trip(loop, node);
+            std::vector<ir::value_id> results;
+            for (carried_slot& s : loop.slots)
             {
-                fail("effects (print, attribute, item or global writes, appends) inside a for "
-                     "over range(...) converted as a loop",
-                     node);
-            }
-            for (size_t i = 0; i < values.size(); ++i)
-            {
-                if (m_arrays[i].value != values[i])
-                {
-                    fail("in-place update of an array from outside a for over range(...) "
-                         "converted as a loop",
-                         node);
-                }
-            }
-            for (size_t i = 0; i < dicts.size(); ++i)
-            {
-                if (dicts[i].keys.size() != m_dicts[i].keys.size())
-                {
-                    fail("dict changed inside a for over range(...) converted as a loop", node);
-                }
-            }
-            for (size_t k = 0; k < slots.size(); ++k)
-            {
-                results.push_back(carried_result(slots[k], values.size(), arg_types[k + 1], node));
+                results.push_back(carried_result(loop, s, node));
             }
             m_builder->set_results(body, results);
         }
         std::vector<ir::value_id> outs =
             m_builder->loop(ir::loop_attr{true, false}, trips, ir::no_id, init, body);
-        if (!m_builder->ok() || outs.size() != slots.size())
+        if (!m_builder->ok() || outs.size() != loop.slots.size())
         {
             fail("for over range(...) as a loop (IR: " + m_builder->state().message() + ")", node);
         }
-        for (const carried_slot& s : slots)
+        for (const carried_slot& s : loop.slots)
         {
             if (s.orig >= 0 && !s.in_place)
             {
@@ -307,93 +257,6 @@ namespace specula::engine::converter
             }
         }
         m_locals = before;
-        for (size_t k = 0; k < slots.size(); ++k)
-        {
-            const carried_slot& s = slots[k];
-            if (s.in_place)
-            {
-                write_array(s.orig, outs[k], node);
-                continue;
-            }
-            m_locals[s.name] = new_array(outs[k], s.surf);
-        }
-    }
-
-    // A local the loop body rebinds that exists before the loop.
-    carried_slot converter::carried_local(const std::string& name, const cval& v, py::handle node)
-    {
-        carried_slot s;
-        s.name = name;
-        if (v.k == cval::kind::constant && PyFloat_CheckExact(v.obj.ptr()))
-        {
-            s.init = scalar_constant(v, ir::dtype::float64, node);
-            s.surf = surface::py_float;
-            return s;
-        }
-        if (v.k != cval::kind::array)
-        {
-            fail("local " + name +
-                     " (not an array or a float) rebound in a for over range(...) converted as "
-                     "a loop",
-                 node);
-        }
-        const array_entry& e = m_arrays[static_cast<size_t>(v.arr)];
-        if (e.surf == surface::py_int)
-        {
-            fail("Python int " + name +
-                     " carried from trip to trip of a for over range(...) converted as a loop "
-                     "(its range would be unknown)",
-                 node);
-        }
-        s.init = e.value;
-        s.surf = e.surf;
-        s.orig = v.arr;
-        return s;
-    }
-
-    // The value a carried local has at the end of a trip.
-    ir::value_id converter::carried_result(carried_slot& s, size_t entries_before,
-                                           const ir::value_type& type, py::handle node)
-    {
-        const cval& now = m_locals.at(s.name);
-        if (now.k != cval::kind::array)
-        {
-            fail("local " + s.name +
-                     " given a value other than an array in a for over range(...) converted as "
-                     "a loop",
-                 node);
-        }
-        const array_entry& fresh = m_arrays[static_cast<size_t>(s.fresh)];
-        const bool written = fresh.value != s.arg;
-        if (now.arr == s.fresh)
-        {
-            // Updated in place through the name (or only read): the object
-            // before the loop gets the final value.
-            s.in_place = written && s.orig >= 0;
-            return fresh.value;
-        }
-        if (written)
-        {
-            fail("array " + s.name +
-                     " both updated in place and rebound in a for over range(...) converted as "
-                     "a loop",
-                 node);
-        }
-        const array_entry& e = m_arrays[static_cast<size_t>(now.arr)];
-        if (static_cast<size_t>(now.arr) < entries_before || e.src >= 0 || e.view_of >= 0)
-        {
-            fail("local " + s.name +
-                     " names an input, an array from before the loop or a view after a trip of "
-                     "a for over range(...) converted as a loop",
-                 node);
-        }
-        if (e.surf != s.surf || type_of(e.value) != type)
-        {
-            fail("local " + s.name +
-                     " changes type from one trip to the next of a for over range(...) "
-                     "converted as a loop",
-                 node);
-        }
-        return e.value;
+        close_carried_loop(loop, outs, node);
     }
 } // namespace specula::engine::converter

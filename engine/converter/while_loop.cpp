@@ -6,7 +6,7 @@
 //
 // The loop carries the locals its body rebinds that exist before it (arrays,
 // NumPy scalars, Python floats, bools and ints) and arrays updated in place
-// through such a name. A Python int is carried in [-2**31, 2**31): a trip
+// through such a name (loop_carried_names.cpp). A Python int is carried in [-2**31, 2**31): a trip
 // that leaves that range fails an assert and CPython runs the call (ints
 // never wrap). `break` and `continue` under specialised conditions are
 // resolved at conversion; `if <array test>: break` / `continue` directly in
@@ -247,141 +247,10 @@ namespace specula::engine::converter
         return false;
     }
 
-    // A local the while body rebinds that exists before the loop.
-    carried_slot converter::while_carried(const std::string& name, const cval& v, py::handle node)
-    {
-        carried_slot s;
-        s.name = name;
-        if (v.k == cval::kind::constant)
-        {
-            PyObject* o = v.obj.ptr();
-            if (PyBool_Check(o))
-            {
-                s.surf = surface::py_bool;
-                s.init = scalar_constant(v, ir::dtype::bool_, node);
-                return s;
-            }
-            if (PyFloat_CheckExact(o))
-            {
-                s.surf = surface::py_float;
-                s.init = scalar_constant(v, ir::dtype::float64, node);
-                return s;
-            }
-            int overflow = 0;
-            const long long i =
-                PyLong_CheckExact(o) ? PyLong_AsLongLongAndOverflow(o, &overflow) : 0;
-            if (PyLong_CheckExact(o) && overflow == 0 && i >= relaxed_int_lo && i <= relaxed_int_hi)
-            {
-                s.surf = surface::py_int;
-                s.init = scalar_constant(v, ir::dtype::int64, node);
-                return s;
-            }
-        }
-        if (v.k != cval::kind::array)
-        {
-            fail("local " + name + " (not an array or a Python number) rebound in a while loop",
-                 node);
-        }
-        const array_entry& e = m_arrays[static_cast<size_t>(v.arr)];
-        if (e.surf == surface::py_int && (e.int_lo < relaxed_int_lo || e.int_hi > relaxed_int_hi))
-        {
-            fail("Python int " + name + " of an unknown range carried by a while loop", node);
-        }
-        s.init = e.value;
-        s.surf = e.surf;
-        s.orig = v.arr;
-        return s;
-    }
-
-    // The value a carried local has now, as the slot carries it (a Python
-    // number constant materialised), with its int range.
-    ir::value_id converter::slot_value(const carried_slot& s, py::handle node, std::int64_t& lo,
-                                       std::int64_t& hi)
-    {
-        const cval& now = m_locals.at(s.name);
-        lo = relaxed_int_lo;
-        hi = relaxed_int_hi;
-        if (now.k == cval::kind::constant)
-        {
-            carried_slot c = while_carried(s.name, now, node);
-            if (c.surf != s.surf)
-            {
-                fail("local " + s.name + " changes type from one trip to the next of a while loop",
-                     node);
-            }
-            if (c.surf == surface::py_int)
-            {
-                lo = hi = PyLong_AsLongLong(now.obj.ptr());
-            }
-            return c.init;
-        }
-        if (now.k != cval::kind::array)
-        {
-            fail("local " + s.name +
-                     " given a value other than an array or a number in a while loop",
-                 node);
-        }
-        const array_entry& e = m_arrays[static_cast<size_t>(now.arr)];
-        if (e.surf != s.surf || type_of(e.value) != type_of(s.arg))
-        {
-            fail("local " + s.name + " changes type from one trip to the next of a while loop",
-                 node);
-        }
-        if (e.surf == surface::py_int)
-        {
-            lo = e.int_lo;
-            hi = e.int_hi;
-        }
-        return e.value;
-    }
-
-    // The value a carried local has at the end of a trip (`s.in_place`: the
-    // name kept its object and the body updated it).
-    ir::value_id converter::while_result(carried_slot& s, size_t entries_before, py::handle node)
-    {
-        const cval& now = m_locals.at(s.name);
-        const array_entry& fresh = m_arrays[static_cast<size_t>(s.fresh)];
-        const bool written = fresh.value != s.arg;
-        if (now.k == cval::kind::array && now.arr == s.fresh)
-        {
-            s.in_place = written && s.orig >= 0;
-            return fresh.value;
-        }
-        if (written)
-        {
-            fail("array " + s.name + " both updated in place and rebound in a while loop", node);
-        }
-        if (now.k == cval::kind::array)
-        {
-            const array_entry& e = m_arrays[static_cast<size_t>(now.arr)];
-            if (static_cast<size_t>(now.arr) < entries_before || e.src >= 0 || e.view_of >= 0)
-            {
-                fail("local " + s.name +
-                         " names an input, an array from before the loop or a view after a trip "
-                         "of a while loop",
-                     node);
-            }
-        }
-        std::int64_t lo = 0, hi = 0;
-        ir::value_id v = slot_value(s, node, lo, hi);
-        if (s.surf == surface::py_int && (lo < relaxed_int_lo || hi > relaxed_int_hi))
-        {
-            // Python ints never wrap: a trip leaving the carried range exits.
-            auto bound = [&](std::int64_t b)
-            { return m_builder->constant(ir::scalar::of_int(ir::dtype::int64, b)); };
-            ir::value_id inside = m_builder->binary(
-                ir::op::LOGICAL_AND, m_builder->binary(ir::op::GE, v, bound(relaxed_int_lo)),
-                m_builder->binary(ir::op::LE, v, bound(relaxed_int_hi)));
-            add_assert(inside, "Python int " + s.name + " left [-2**31, 2**31) in the while at " +
-                                   where(node));
-        }
-        return v;
-    }
-
     // One trip's statements; returns the flag "the trip took a break" (a
     // bool value), or no_id when it cannot.
-    ir::value_id converter::while_trip(const py::list& statements, std::vector<carried_slot>& slots,
-                                       py::handle loop)
+    ir::value_id converter::while_trip(const py::list& statements, carried_loop& loop,
+                                       py::handle node)
     {
         const size_t n = py::len(statements);
         for (size_t i = 0; i < n; ++i)
@@ -397,14 +266,14 @@ namespace specula::engine::converter
                 cval test = loop_test(stmt.attr("test"));
                 if (test.k == cval::kind::array)
                 {
-                    return while_exit(test, is_break, tail(statements, i + 1), slots, stmt, loop);
+                    return while_exit(test, is_break, tail(statements, i + 1), loop, stmt, node);
                 }
             }
             m_rest = tail(statements, i + 1);
             visit_stmt(stmt);
             if (m_returned)
             {
-                fail("return inside a while loop converted as an IR loop", stmt);
+                fail("return inside " + loop.what, stmt);
             }
             if (m_breaking || m_continuing)
             {
@@ -420,9 +289,9 @@ namespace specula::engine::converter
     // of the trip becomes the else side of an IR IF whose results are the
     // carried locals and the break flag.
     ir::value_id converter::while_exit(const cval& test, bool is_break, const py::list& rest,
-                                       std::vector<carried_slot>& slots, py::handle stmt,
-                                       py::handle loop)
+                                       carried_loop& loop, py::handle stmt, py::handle node)
     {
+        std::vector<carried_slot>& slots = loop.slots;
         ir::value_id cond = value_of(test, stmt);
         const std::map<std::string, cval> here = m_locals;
         std::vector<ir::value_id> then_results, else_results;
@@ -431,7 +300,7 @@ namespace specula::engine::converter
         for (size_t k = 0; k < slots.size(); ++k)
         {
             std::int64_t l = 0, h = 0;
-            then_results.push_back(slot_value(slots[k], stmt, l, h));
+            then_results.push_back(slot_value(loop, slots[k], stmt, l, h));
             lo[k] = l;
             hi[k] = h;
             const cval& v = m_locals.at(slots[k].name);
@@ -447,11 +316,11 @@ namespace specula::engine::converter
         {
             ir::builder::insertion_guard keep(*m_builder);
             m_builder->set_insertion_end(else_region);
-            ir::value_id broke = while_trip(rest, slots, loop);
+            ir::value_id broke = while_trip(rest, loop, node);
             for (size_t k = 0; k < slots.size(); ++k)
             {
                 std::int64_t l = 0, h = 0;
-                else_results.push_back(slot_value(slots[k], stmt, l, h));
+                else_results.push_back(slot_value(loop, slots[k], stmt, l, h));
                 lo[k] = std::min(lo[k], l);
                 hi[k] = std::max(hi[k], h);
                 const cval& v = m_locals.at(slots[k].name);
@@ -499,18 +368,11 @@ namespace specula::engine::converter
         std::set<std::string> bound;
         int size = 0;
         bound_names(node.attr("body"), bound, size);
+        carried_loop loop;
+        loop.what = "a while loop converted as an IR loop";
+        loop.python_ints = true;
         std::set<std::string> loop_only;
-        std::vector<carried_slot> slots;
-        for (const std::string& name : bound)
-        {
-            auto found = m_locals.find(name);
-            if (found == m_locals.end() || m_declared_globals.count(name))
-            {
-                loop_only.insert(name);
-                continue;
-            }
-            slots.push_back(while_carried(name, found->second, node));
-        }
+        carried_names(loop, bound, "", loop_only, node);
         check_loop_locals_unread(node, loop_only);
         walk_scope(node.attr("test"),
                    [&](py::handle n)
@@ -526,52 +388,29 @@ namespace specula::engine::converter
                 ? m_builder->constant(ir::scalar::of_bool(PyObject_IsTrue(first.obj.ptr()) == 1))
                 : value_of(first, node);
         const std::map<std::string, cval> before = m_locals;
-        const size_t effects = m_spec->effects.size();
-        const size_t heap_writes = m_heap_writes.size();
-        const std::vector<dict_entry> dicts = m_dicts;
-        std::vector<ir::value_id> values;
-        for (const array_entry& e : m_arrays)
-        {
-            values.push_back(e.value);
-        }
-        std::vector<ir::value_type> arg_types{ir::value_type{ir::dtype::int64, ir::shape({})}};
         std::vector<ir::value_id> init;
-        for (const carried_slot& s : slots)
-        {
-            arg_types.push_back(type_of(s.init));
-            init.push_back(s.init);
-        }
-        ir::region_id body = m_builder->new_region(arg_types);
+        ir::region_id body = open_carried_loop(loop, init);
         {
             ir::builder::insertion_guard keep(*m_builder);
             m_builder->set_insertion_end(body);
-            for (size_t k = 0; k < slots.size(); ++k)
-            {
-                carried_slot& s = slots[k];
-                s.arg = m_builder->arg(body, static_cast<int>(k + 1));
-                cval a = new_array(s.arg, s.surf);
-                s.fresh = a.arr;
-                m_arrays[static_cast<size_t>(a.arr)].int_lo = relaxed_int_lo;
-                m_arrays[static_cast<size_t>(a.arr)].int_hi = relaxed_int_hi;
-                m_locals[s.name] = a;
-            }
-            ir::value_id broke = while_trip(node.attr("body"), slots, node);
-            check_while_body(node, effects, heap_writes, dicts, values);
+            bind_carried_args(loop, body);
+            ir::value_id broke = while_trip(node.attr("body"), loop, node);
+            check_carried_trip(loop, node);
             std::vector<ir::value_id> results;
-            for (carried_slot& s : slots)
+            for (carried_slot& s : loop.slots)
             {
-                results.push_back(while_result(s, values.size(), node));
+                results.push_back(carried_result(loop, s, node));
             }
             results.insert(results.begin(), next_test(node, broke));
             m_builder->set_results(body, results);
         }
         std::vector<ir::value_id> outs =
             m_builder->loop(ir::loop_attr{false, true}, ir::no_id, cond0, init, body);
-        if (!m_builder->ok() || outs.size() != slots.size())
+        if (!m_builder->ok() || outs.size() != loop.slots.size())
         {
             fail("while as a loop (IR: " + m_builder->state().message() + ")", node);
         }
-        for (const carried_slot& s : slots)
+        for (const carried_slot& s : loop.slots)
         {
             if (s.surf == surface::ndarray && s.orig >= 0 && !s.in_place &&
                 identity_visible(s.orig, s.name))
@@ -583,19 +422,7 @@ namespace specula::engine::converter
             }
         }
         m_locals = before;
-        for (size_t k = 0; k < slots.size(); ++k)
-        {
-            const carried_slot& s = slots[k];
-            if (s.in_place)
-            {
-                write_array(s.orig, outs[k], node);
-                continue;
-            }
-            cval v = new_array(outs[k], s.surf);
-            m_arrays[static_cast<size_t>(v.arr)].int_lo = relaxed_int_lo;
-            m_arrays[static_cast<size_t>(v.arr)].int_hi = relaxed_int_hi;
-            m_locals[s.name] = v;
-        }
+        close_carried_loop(loop, outs, node);
     }
 
     // The loop's next condition: the test on the trip's final values, or
@@ -631,41 +458,5 @@ namespace specula::engine::converter
             fail("while test after a break (IR: " + m_builder->state().message() + ")", node);
         }
         return outs[0];
-    }
-
-    // What a trip may not do: effects (they would need stacking per trip),
-    // in-place updates of arrays not carried by name, dict changes.
-    void converter::check_while_body(py::handle node, size_t effects, size_t heap_writes,
-                                     const std::vector<dict_entry>& dicts,
-                                     const std::vector<ir::value_id>& values)
-    {
-        if (m_spec->effects.size() != effects || m_heap_writes.size() != heap_writes)
-        {
-            fail("effects (print, attribute, item or global writes, appends) inside a while loop "
-                 "converted as an IR loop",
-                 node);
-        }
-        for (size_t i = 0; i < values.size(); ++i)
-        {
-            if (m_arrays[i].value != values[i])
-            {
-                fail("in-place update of an array not carried by name in a while loop", node);
-            }
-        }
-        for (size_t i = 0; i < dicts.size(); ++i)
-        {
-            bool same = dicts[i].keys.size() == m_dicts[i].keys.size();
-            for (size_t k = 0; same && k < dicts[i].values.size(); ++k)
-            {
-                const cval& a = dicts[i].values[k];
-                const cval& b = m_dicts[i].values[k];
-                same = a.k == b.k && a.arr == b.arr && a.obj.ptr() == b.obj.ptr() &&
-                       a.src == b.src && a.dict == b.dict;
-            }
-            if (!same)
-            {
-                fail("dict changed inside a while loop converted as an IR loop", node);
-            }
-        }
     }
 } // namespace specula::engine::converter
