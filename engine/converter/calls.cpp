@@ -258,12 +258,6 @@ namespace specula::engine::converter
     {
         py::handle callee = node_type(node) == "Call" ? node.attr("func") : node;
         std::string what = py::str(py::module_::import("ast").attr("unparse")(callee));
-        if (m_cell_mode)
-        {
-            // Called from a loop in a cell (or a cell), a function runs
-            // normally: it is its own region through the frame hook.
-            fail("call of " + what + " from a cell (the function is its own region)", node);
-        }
         if (fn.k == cval::kind::object && generic_instance(fn.obj.ptr()) && self == nullptr)
         {
             // obj(...): the class's __call__, found and guarded as a method.

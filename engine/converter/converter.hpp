@@ -609,7 +609,7 @@ namespace specula::engine::converter
         std::map<std::string, cval> m_loop_initial;
 
         py::object m_rest;        // the statements after the one being visited (visit_if takes it)
-        bool m_cell_mode = false; // convert_cell_body(): module-level names, no inlining
+        bool m_cell_mode = false; // convert_cell_body(): module-level names are globals
         bool m_whole_function = false; // convert() of a plain function: loops may become IR LOOPs
         bool m_returned = false;
         bool m_breaking = false;

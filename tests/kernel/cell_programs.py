@@ -3,9 +3,11 @@
 Each program is a list of cells run in order in one kernel. `graphs` says
 whether, with the engine on, some loop of the program must run iterations as
 graphs (the report's "loop" rows gain graph runs); `compiled_functions` names
-functions that must run as graphs too: a function called from a loop body
-is called normally, as its own region (the loop then stays in CPython). The expectations are about *where* the
-engine acts; the results themselves are always compared with the engine off.
+functions that must run as graphs as their own regions (a function the loop's
+graph cannot inline is called normally, through the frame hook). A function
+called from a loop body is inlined into the iteration's graph when it
+converts. The expectations are about *where* the engine acts; the results
+themselves are always compared with the engine off.
 """
 
 from dataclasses import dataclass, field
@@ -140,7 +142,7 @@ PROGRAMS = [
         "for it in range(8):\n"
         "    w = step(w, w * 0.5)\n"
         "w",
-    ], graphs=False, compiled_functions=["step"]),
+    ]),
     cell_program("comprehension_and_helper_in_the_body", [
         SETUP + "def scale(v, f):\n    return v * f\nq = np.ones(3)",
         "for m in range(6):\n"
@@ -148,6 +150,56 @@ PROGRAMS = [
         "    q = parts[0] + parts[1] + 0.1\n"
         "q, m",
     ], graphs=False, compiled_functions=["scale"]),
+    cell_program("called_function_rebound_between_cells", [
+        SETUP + "def step(w, g):\n    return w - 0.1 * g\nw = np.ones(5)",
+        "for it in range(8):\n"
+        "    w = step(w, w * 0.5)\n"
+        "w",
+        "def step(w, g):\n    return w * 0.5 + g",
+        "for it in range(8):\n"
+        "    w = step(w, np.ones(5))\n"
+        "w, it",
+    ]),
+    cell_program("called_function_writes_its_argument_and_names_swap", [
+        SETUP + "def relax(u, out, a):\n"
+        "    out[1:-1] = u[1:-1] + a * (u[2:] + u[:-2] - 2 * u[1:-1])\n"
+        "u = np.zeros(16)\nu[0] = 1.0\nv = u.copy()",
+        "for s in range(12):\n"
+        "    relax(u, v, 0.25)\n"
+        "    u, v = v, u\n"
+        "u, v, u is v",
+    ]),
+    cell_program("called_function_with_global_and_print", [
+        SETUP + "count = 0\n"
+        "def tick(x):\n"
+        "    global count\n"
+        "    count += 1\n"
+        "    print('tick', count, float(x.sum()))\n"
+        "    return x * 2.0 - 1.0\n"
+        "x = np.linspace(0, 1, 4)",
+        "for j in range(7):\n"
+        "    x = tick(x) * 0.5\n"
+        "count, x",
+    ]),
+    cell_program("called_function_raises_in_iteration_k", [
+        SETUP + "def checked(v, k):\n"
+        "    if k == 9:\n"
+        "        raise ValueError(f'bad step {k}')\n"
+        "    return v + 1.0\n"
+        "acc = np.zeros(3)",
+        "for k in range(12):\n"
+        "    acc = checked(acc, k) * 1.5",
+        "acc, k",
+    ]),
+    cell_program("nested_calls_and_keyword_arguments", [
+        SETUP + "def dense(x, W, b=0.0):\n    return np.maximum(x @ W + b, 0.0)\n"
+        "def model(x, W1, W2, scale=1.0):\n    return dense(dense(x, W1), W2, b=0.1) * scale\n"
+        "X = rng.standard_normal((6, 4))\nA = rng.standard_normal((4, 5))\nB = rng.standard_normal((5, 3))",
+        "for r in range(9):\n"
+        "    out = model(X, A, B, scale=0.5)\n"
+        "    A = A - 0.01 * out.sum() * A\n"
+        "out, A",
+    ]),
     cell_program("training_loop", [
         SETUP + "X = rng.standard_normal((32, 8))\nY = rng.standard_normal((32, 2))\n"
         "W1 = rng.standard_normal((8, 16)) * 0.1\nW2 = rng.standard_normal((16, 2)) * 0.1\nlr = 0.01",
