@@ -6,6 +6,7 @@
 #include "backends/cpu/numpy_loops/numpy_loops.hpp"
 #include "backends/cpu/thread_pool.hpp"
 #include "backends/reference/reference_backend.hpp"
+#include "bench/cpu/bench_inputs.hpp"
 #include "bench/cpu/bench_timing.hpp"
 #include "ir/builder.hpp"
 #include "ir/passes/fuse_elementwise.hpp"
@@ -117,9 +118,8 @@ namespace
             std::printf("compile failed: %s\n", exe.error().to_string().c_str());
             return 0;
         }
-        auto bx = buffer::allocate(ir::dtype::float64, {n});
-        auto by = buffer::allocate(ir::dtype::float64, {n});
-        std::vector<buffer> in = {bx.value(), by.value()};
+        std::vector<buffer> in = {specula::bench::numpy_like_input({n}),
+                                  specula::bench::numpy_like_input({n})};
         exe.value()->run(in); // first run: the arena's blocks are allocated
         const long faults = minor_faults();
         const double s = median_seconds([&] { exe.value()->run(in); }, reps);

@@ -5,6 +5,7 @@
 
 #include "backends/cpu/cpu_backend.hpp"
 #include "backends/reference/reference_backend.hpp"
+#include "bench/cpu/bench_inputs.hpp"
 #include "bench/cpu/bench_timing.hpp"
 #include "ir/builder.hpp"
 #include "ir/passes/fuse_elementwise.hpp"
@@ -17,8 +18,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <sys/mman.h>
 
 namespace specula::bench
 {
@@ -52,27 +51,6 @@ namespace specula::bench
             const double v = PyFloat_AsDouble(m);
             Py_XDECREF(m);
             return v;
-        }
-
-        // The graph's input as the engine passes one: a NumPy array's memory,
-        // which NumPy advises into huge pages from 4 MiB (without that, the
-        // 16M-element runs measured TLB misses, not the kernels).
-        buffer numpy_like_input(const std::vector<std::int64_t>& dims)
-        {
-            std::size_t bytes = sizeof(double);
-            for (auto d : dims)
-            {
-                bytes *= static_cast<std::size_t>(d);
-            }
-            const std::size_t huge = std::size_t(1) << 21;
-            const std::size_t rounded = (bytes + huge - 1) / huge * huge;
-            void* raw = std::aligned_alloc(huge, rounded);
-            if (bytes >= (std::size_t(1) << 22))
-            {
-                madvise(raw, rounded, MADV_HUGEPAGE);
-            }
-            return buffer::borrow(raw, ir::dtype::float64, dims, {}, {},
-                                  std::shared_ptr<void>(raw, [](void* q) { std::free(q); }));
         }
 
         double specula_of(const reduce_case& c, std::int64_t rows, const cpu::cpu_options& opts,
