@@ -10,7 +10,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
 #include <numeric>
+#include <sstream>
+#include <string>
 
 namespace
 {
@@ -359,5 +365,55 @@ namespace
         buffer stale_copy = stale;
         EXPECT_TRUE(stale_copy.is_null());
         EXPECT_EQ(copy.element_as_double(7), 0.0); // the copy still holds the old bytes
+    }
+
+    // THPeligible of the mapping holding `p` (/proc/self/smaps): 1 or 0, -1
+    // when not found.
+    int huge_page_eligibility(const void* p)
+    {
+        const auto at = reinterpret_cast<std::uintptr_t>(p);
+        std::ifstream smaps("/proc/self/smaps");
+        bool inside = false;
+        for (std::string line; std::getline(smaps, line);)
+        {
+            std::uintptr_t lo = 0, hi = 0;
+            char dash = 0;
+            std::istringstream head(line);
+            if (head >> std::hex >> lo >> dash >> hi && dash == '-')
+            {
+                inside = lo <= at && at < hi;
+            }
+            else if (inside && line.rfind("THPeligible:", 0) == 0)
+            {
+                return std::atoi(line.c_str() + 12);
+            }
+        }
+        return -1;
+    }
+
+    // As NumPy's data from 4 MiB on, large blocks are advised into huge
+    // pages: with THP in `madvise` mode they are otherwise 4 KiB pages, and
+    // 16M-element kernels pay TLB misses NumPy's do not. Still zeroed, and
+    // aligned to the huge page (so all of it can be huge), hence to 64 bytes.
+    TEST(buffers, large_allocations_are_advised_into_huge_pages_as_numpys)
+    {
+        std::string mode;
+        std::getline(std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled"), mode);
+        if (mode.empty() || mode.find("[never]") != std::string::npos)
+        {
+            GTEST_SKIP() << "transparent huge pages are off here: '" << mode << "'";
+        }
+        const std::int64_t n = std::int64_t(1) << 19; // 4 MiB of float64
+        auto big = buffer::allocate(ir::dtype::float64, {n});
+        ASSERT_TRUE(big);
+        const auto at = reinterpret_cast<std::uintptr_t>(big->data());
+        EXPECT_EQ(at % (std::uintptr_t(1) << 21), 0u);
+        const auto* bytes = reinterpret_cast<const unsigned char*>(big->data());
+        EXPECT_TRUE(std::all_of(bytes, bytes + n * 8, [](unsigned char c) { return c == 0; }));
+        EXPECT_EQ(huge_page_eligibility(big->data()), 1) << mode;
+
+        auto small = buffer::allocate(ir::dtype::float64, {n / 2 - 8}); // under 4 MiB
+        ASSERT_TRUE(small);
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(small->data()) % 64, 0u);
     }
 } // namespace
