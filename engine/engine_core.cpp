@@ -501,7 +501,7 @@ namespace specula::engine
                 return frame_exit::run_default;
             }
             std::shared_ptr<specialisation> fallback = last.partial();
-            if (fallback->tree)
+            if (!fallback->trees.empty())
             {
                 // A recursion over a tree: what failed may be in the tree,
                 // which guards do not describe. Nothing is remembered.

@@ -58,11 +58,17 @@ namespace specula::engine
                 return false;
             }
         }
-        if (spec.tree)
+        std::vector<PyObject*> excluded;
+        for (const auto& t : spec.trees)
         {
+            excluded.clear();
+            for (int s : t->distinct_from)
+            {
+                excluded.push_back(values[static_cast<size_t>(s)]);
+            }
             // The tree is read at every call, as JANUS reads tree nodes.
-            const tree_plan& t = *spec.tree;
-            if (!t.walk(values[static_cast<size_t>(t.root_src)], t.last, failure.explain))
+            if (!t->walk(values[static_cast<size_t>(t->root_src)], t->last, failure.explain,
+                         excluded))
             {
                 failure.source = -1;
                 failure.index = -3;
@@ -256,7 +262,7 @@ namespace specula::engine
                 }
                 py::object value = build(e.value, outputs, values);
                 py::object target =
-                    e.target >= 0
+                    e.target >= 0 && e.k != effect_plan::kind::tree_attrs
                         ? py::reinterpret_borrow<py::object>(values[static_cast<size_t>(e.target)])
                         : py::object();
                 switch (e.k)
@@ -289,7 +295,8 @@ namespace specula::engine
                     wb.add(write_buffer::kind::list_append, target, py::none(), value);
                     break;
                 case effect_plan::kind::tree_attrs:
-                    wb.add_deferred(tree_attr_commit(*spec.tree, outputs, values));
+                    wb.add_deferred(tree_attr_commit(*spec.trees[static_cast<size_t>(e.target)],
+                                                     outputs, values));
                     break;
                 case effect_plan::kind::print:
                 {
@@ -335,8 +342,9 @@ namespace specula::engine
         }
         // A table of the tree walked by check_guards(), borrowed (the plan
         // keeps it until the next call).
-        backends::buffer tree_input(const tree_plan& t, const graph_input& in)
+        backends::buffer tree_input(const specialisation& spec, const graph_input& in)
         {
+            const tree_plan& t = *spec.trees[static_cast<size_t>(in.tree)];
             tree_walk& w = t.last;
             if (in.tree_count)
             {
@@ -386,9 +394,9 @@ namespace specula::engine
         inputs.reserve(spec.inputs.size());
         for (size_t k = 0; k < spec.inputs.size(); ++k)
         {
-            if (spec.tree && (spec.inputs[k].tree_count || spec.inputs[k].tree_table >= 0))
+            if (spec.inputs[k].tree >= 0)
             {
-                inputs.push_back(tree_input(*spec.tree, spec.inputs[k]));
+                inputs.push_back(tree_input(spec, spec.inputs[k]));
                 continue;
             }
             PyObject* v = values[static_cast<size_t>(spec.inputs[k].src)];

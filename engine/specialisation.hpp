@@ -60,7 +60,7 @@ namespace specula::engine
             array_write, // copy value (an output) into the array of source target
             list_append, // source target.append(value)
             print,       // print(*args, sep=sep, end=end)
-            tree_attrs,  // the node attributes of the tree's plan (tree_commit.hpp)
+            tree_attrs,  // the node attributes of tree plan `target` (tree_commit.hpp)
         };
         kind k = kind::print;
         int target = -1;
@@ -83,7 +83,8 @@ namespace specula::engine
         bool np_scalar = false;
         ir::dtype scalar_elem = ir::dtype::float64;
         // Recursion over a tree (tree_inputs.hpp): table `tree_table` of the
-        // walk, or the node count when `tree_count`.
+        // walk of plan `tree`, or its node count when `tree_count`.
+        int tree = -1;
         int tree_table = -1;
         bool tree_count = false;
     };
@@ -110,8 +111,9 @@ namespace specula::engine
         // picks: changing the mode drops it.
         bool numerics_dependent = false;
         std::string fallback_reason;
-        // Set when the graph runs a recursion over a tree of Python objects.
-        std::shared_ptr<tree_plan> tree;
+        // The recursions over trees of Python objects the graph runs: the
+        // function's own, or one per call site of a caller (in program order).
+        std::vector<std::shared_ptr<tree_plan>> trees;
         std::int64_t runs = 0;
         // Its own cost verdict (graph or CPython in this situation), shared
         // with the region while a CPython call of its situation is timed.

@@ -68,8 +68,7 @@ namespace specula::engine
                 {
                     return false;
                 }
-                if (j != k && other.k == effect_plan::kind::array_write &&
-                    other.target == e.target)
+                if (j != k && other.k == effect_plan::kind::array_write && other.target == e.target)
                 {
                     return false;
                 }
@@ -101,7 +100,8 @@ namespace specula::engine
                 {
                     continue;
                 }
-                auto* a = reinterpret_cast<PyArrayObject*>(values[static_cast<size_t>(other.target)]);
+                auto* a =
+                    reinterpret_cast<PyArrayObject*>(values[static_cast<size_t>(other.target)]);
                 if (backends::overlap(buffer_of(a), target))
                 {
                     return false;
@@ -117,7 +117,7 @@ namespace specula::engine
     {
         effect_of_output.clear();
         targets.clear();
-        if (spec.tree)
+        if (!spec.trees.empty())
         {
             return; // its node-attribute effect reads outputs outside the value plans
         }

@@ -39,7 +39,8 @@ namespace specula::engine
         return static_cast<int>(tables.size()) - 1;
     }
 
-    bool tree_plan::walk(PyObject* root, tree_walk& out, std::string& why) const
+    bool tree_plan::walk(PyObject* root, tree_walk& out, std::string& why,
+                         const std::vector<PyObject*>& excluded) const
     {
         auto* type = reinterpret_cast<PyTypeObject*>(node_class.ptr());
         if (type->tp_getattro != PyObject_GenericGetAttr)
@@ -102,6 +103,11 @@ namespace specula::engine
             if (!seen.insert(node).second)
             {
                 why = "tree node reached twice (a shared or cyclic structure)";
+                return false;
+            }
+            if (std::find(excluded.begin(), excluded.end(), node) != excluded.end())
+            {
+                why = "tree node that is the root of an earlier recursion the caller reads";
                 return false;
             }
             PyObject** dict_ptr = _PyObject_GetDictPtr(node);

@@ -69,13 +69,17 @@ namespace specula::engine
         std::vector<std::string> class_names; // methods the body calls: never in a node's __dict__
         std::vector<tree_table> tables;       // graph inputs, in input order
         std::vector<tree_attr_write> writes;  // attributes set per node, in commit order
+        // Sources whose objects must not be nodes of this tree: a caller
+        // reads an attribute this recursion sets from an earlier one's root.
+        std::vector<int> distinct_from;
         // The walk of the call being run (check_guards() fills it, the run
         // reads it; both under the GIL, one call at a time).
         mutable tree_walk last;
 
         // Hot: walks the tree from `root`. False (with `why` set) when a node
         // breaks an assumption: the call then runs in CPython.
-        bool walk(PyObject* root, tree_walk& out, std::string& why) const;
+        bool walk(PyObject* root, tree_walk& out, std::string& why,
+                  const std::vector<PyObject*>& excluded = {}) const;
         // The index of `t` in `tables`, adding it when new.
         int table_index(tree_table::kind k, const std::string& field);
     };

@@ -301,7 +301,7 @@ namespace specula::engine::converter
         {
             fail("call of " + name + " with *args/**kwargs parameters", node);
         }
-        if (m_tree && code == m_frame.code && m_inlined.empty())
+        if (m_tree && code == m_tree->code && m_inlined.size() == m_tree->depth)
         {
             return tree_call(fn, args, node); // recursion.cpp
         }
@@ -325,6 +325,11 @@ namespace specula::engine::converter
             bound.positional.insert(bound.positional.begin(), *self);
         }
         std::vector<cval> arguments = bind_arguments(fn, code, std::move(bound), node);
+        cval tree_result;
+        if (recursion_call(fn, code, arguments, node, tree_result)) // tree_calls.cpp
+        {
+            return tree_result;
+        }
         return inline_body(fn, code, std::move(arguments));
     }
 
@@ -403,6 +408,11 @@ namespace specula::engine::converter
 
     py::object converter::parsed_body(PyCodeObject* code, int& first_line)
     {
+        return parsed_def(code, first_line).attr("body");
+    }
+
+    py::object converter::parsed_def(PyCodeObject* code, int& first_line)
+    {
         auto cached = m_parsed.find(code);
         if (cached != m_parsed.end())
         {
@@ -430,14 +440,21 @@ namespace specula::engine::converter
                  py::handle());
         }
         first_line = lines_start[1].cast<int>();
-        py::object statements = body[0].attr("body");
-        m_parsed[code] = {statements, first_line};
-        return statements;
+        py::object fdef = body[0];
+        m_parsed[code] = {fdef, first_line};
+        return fdef;
     }
 
     // Converts the callee's body in its own scope (locals, `global`
     // declarations, return) and gives its return value.
     cval converter::inline_body(const cval& fn, PyCodeObject* code, std::vector<cval> arguments)
+    {
+        return in_callee_scope(fn, code, std::move(arguments),
+                               [this](py::handle statements) { visit_body(statements); });
+    }
+
+    cval converter::in_callee_scope(const cval& fn, PyCodeObject* code, std::vector<cval> arguments,
+                                    const std::function<void(py::handle statements)>& body)
     {
         int first_line = 1;
         py::object statements = parsed_body(code, first_line);
@@ -463,7 +480,7 @@ namespace specula::engine::converter
         m_returned = m_breaking = m_continuing = false;
         m_inlined.push_back(fn);
 
-        visit_body(statements);
+        body(statements);
         cval result = m_returned ? std::move(m_result) : none;
 
         m_inlined.pop_back();

@@ -96,18 +96,24 @@ namespace specula::engine::converter
                     convert_recursion(body[0]);
                     return;
                 }
-                int nargs = code->co_argcount + code->co_kwonlyargcount;
-                for (int i = 0; i < nargs; ++i)
-                {
-                    source s{source_kind::arg, -1, i, py::none(), arg_path(code, i)};
-                    int src = m_spec->sources.add(s);
-                    m_locals[s.path] = read_source(src, m_frame.locals[i]);
-                }
-                m_whole_function = true;
-                visit_body(body[0].attr("body"));
+                convert_function_body(body[0]);
                 finish_graph();
             },
             diagnostic);
+    }
+
+    void converter::convert_function_body(py::handle fdef)
+    {
+        PyCodeObject* code = m_frame.code;
+        int nargs = code->co_argcount + code->co_kwonlyargcount;
+        for (int i = 0; i < nargs; ++i)
+        {
+            source s{source_kind::arg, -1, i, py::none(), arg_path(code, i)};
+            int src = m_spec->sources.add(s);
+            m_locals[s.path] = read_source(src, m_frame.locals[i]);
+        }
+        m_whole_function = true;
+        visit_body(fdef.attr("body"));
     }
 
     std::shared_ptr<specialisation> converter::guarded(const std::function<void()>& convert_body,
@@ -385,6 +391,11 @@ namespace specula::engine::converter
         {
             return written->second;
         }
+        cval from_site;
+        if (tree_site_attribute(obj, name, node, from_site)) // tree_calls.cpp
+        {
+            return from_site;
+        }
         PyObject* o = obj.obj.ptr();
         source s{PyModule_CheckExact(o) ? source_kind::module_attr : source_kind::attr, obj.src, 0,
                  py::str(name), path};
@@ -487,11 +498,16 @@ namespace specula::engine::converter
             p.index = e.src;
             return p;
         }
-        for (int base = e.view_of; base >= 0; base = m_arrays[static_cast<size_t>(base)].view_of)
+        for (int base = v.arr; base >= 0; base = m_arrays[static_cast<size_t>(base)].view_of)
         {
-            if (m_arrays[static_cast<size_t>(base)].src >= 0)
+            if (base != v.arr && m_arrays[static_cast<size_t>(base)].src >= 0)
             {
                 fail("a view of an input array escaping", node);
+            }
+            if (identity_visible && tree_site_read(base))
+            {
+                // CPython hands out the object stored on the node.
+                fail("an attribute a recursion set on a tree node escaping", node);
             }
         }
         if (identity_visible)

@@ -163,13 +163,52 @@ namespace specula::engine::converter
         tree_knowledge known;
     };
 
+    // Thrown out of a probe conversion that converted the recursion's body
+    // to its end: the attributes some path of it leaves unset.
+    struct tree_probe_done
+    {
+        std::set<std::string> maybe_unset;
+    };
+
+    // A recursion a caller ran (tree_calls.cpp), as the caller's code after
+    // the call sees it: the attributes it set on the nodes, and the tables
+    // whose root row holds the root's.
+    struct tree_site
+    {
+        int root_src = -1;
+        py::object node_class;
+        std::shared_ptr<tree_plan> plan;
+        std::vector<std::string> reads; // fields, children and methods its walk reads
+        struct written
+        {
+            std::string name;
+            ir::value_id values = ir::no_id; // loop outputs: (nodes, *shape)
+            ir::value_id tags = ir::no_id;
+            bool always_set = false;
+        };
+        std::vector<written> writes;
+        ir::value_id root_index = ir::no_id; // the root's row: the last in post-order
+    };
+
     // Converting a function that recurses over a tree of Python objects
     // (recursion.cpp): its body becomes the body of an IR LOOP over the
     // nodes in post-order, carrying the table of per-node results.
     struct tree_state
     {
         std::shared_ptr<tree_plan> plan;
+        int plan_index = -1;  // in the specialisation's `trees`
         bool probing = false; // a throw-away conversion learning types (tree_knowledge)
+        // The recursive function, the inlining depth its body is converted
+        // at (0: the function converted itself) and the root node's object.
+        PyCodeObject* code = nullptr;
+        size_t depth = 0;
+        PyObject* root_obj = nullptr;
+        // A caller's call site (tree_calls.cpp): its index among the sites
+        // (-1: the function converted itself), whether its types are known
+        // from an earlier probe, and what the caller's code after it reads.
+        int site = -1;
+        bool learned = false;
+        tree_site info;
         tree_knowledge known;
         ir::value_id node = ir::no_id; // loop arg: the post-order index of the current node
         // Per attribute set on nodes (tree_writes.cpp): loop args, the
@@ -193,6 +232,18 @@ namespace specula::engine::converter
         ir::value_id aliases = ir::no_id;         // loop arg: the node's result is a view or input
         std::map<int, ir::value_id> alias_of;     // array entry of a call's result -> its flag
         std::map<int, ir::value_id> table_values; // plan table -> graph input
+    };
+
+    // What a recursion's body may not change in the converted code around
+    // it (tree_calls.cpp): its body runs once per node, converted once.
+    struct outer_snapshot
+    {
+        size_t effects = 0;
+        size_t heap_writes = 0;
+        size_t item_writes = 0;
+        size_t written_sources = 0;
+        std::vector<ir::value_id> arrays; // each entry's value
+        std::vector<dict_entry> dicts;
     };
 
     struct call_args
@@ -415,6 +466,10 @@ namespace specula::engine::converter
         // read from the frame (false for any other name).
         bool read_loop_local(const std::string& name, cval& out);
         py::object parsed_body(PyCodeObject* code, int& first_line);
+        py::object parsed_def(PyCodeObject* code, int& first_line);
+        // The callee's scope around `body` (inline_body and recursion_call).
+        cval in_callee_scope(const cval& fn, PyCodeObject* code, std::vector<cval> arguments,
+                             const std::function<void(py::handle statements)>& body);
 
         // loop_chunk.cpp
         void build_loop_chunk(py::handle body, const loop_chunk_scope& scope);
@@ -430,6 +485,23 @@ namespace specula::engine::converter
         // recursion.cpp: recursion over tree objects
         bool calls_itself(py::handle fdef) const;
         void convert_recursion(py::handle fdef);
+        // The recursion's LOOP in the graph being built, from the root `root`
+        // (a source's object); the parameters after the node are bound in
+        // m_locals. Gives the root's result (None when it returns none).
+        cval build_recursion(py::handle fdef, PyCodeObject* code, const cval& root,
+                             const std::string& node_param);
+        // converter.cpp: the function's own body (convert() and the probes
+        // of a recursion it calls)
+        void convert_function_body(py::handle fdef);
+        // tree_calls.cpp: a recursion called by the converted function
+        bool recursion_call(const cval& fn, PyCodeObject* code, std::vector<cval>& arguments,
+                            py::handle node, cval& out);
+        void check_site_effects(const tree_site& site, size_t effects_before, py::handle node);
+        bool tree_site_attribute(const cval& obj, const std::string& name, py::handle node,
+                                 cval& out);
+        bool tree_site_read(int arr) const;
+        outer_snapshot snapshot_outer() const;
+        bool outer_changed(const outer_snapshot& before) const;
         void check_recursive_calls(py::handle fdef, std::vector<std::string>& children);
         ir::value_type probe_row_type(py::handle fdef);
         ir::value_id tree_table_value(tree_table::kind k, const std::string& field);
@@ -583,7 +655,7 @@ namespace specula::engine::converter
         // callees being inlined (`m_inlined`, outermost first; object values).
         PyCodeObject* p_code = nullptr;
         std::vector<cval> m_inlined;
-        std::map<PyCodeObject*, std::pair<py::object, int>> m_parsed; // body, first line
+        std::map<PyCodeObject*, std::pair<py::object, int>> m_parsed; // def, first line
 
         std::map<std::string, cval> m_locals;
         std::set<std::string> m_declared_globals;
@@ -603,6 +675,15 @@ namespace specula::engine::converter
         std::map<ir::value_id, layout> m_layouts;        // memo of layout_of()
 
         std::unique_ptr<tree_state> m_tree; // set while converting a recursion over a tree
+        // Recursions called by the converted function (tree_calls.cpp): the
+        // knowledge learned per call site (in conversion order), the site a
+        // probe conversion learns about, the sites met so far, and what the
+        // code after each call reads from it.
+        std::vector<tree_knowledge> m_site_known;
+        int m_probe_site = -1;
+        int m_sites_met = 0;
+        std::vector<tree_site> m_tree_sites;
+        std::set<int> m_tree_reads; // array entries read from a recursion's tables
         // convert_function_loop(): the loop's locals (name -> index in the
         // frame view's `locals`) and the value each had when first read.
         std::map<std::string, int> m_loop_locals;

@@ -124,46 +124,6 @@ namespace specula::engine::converter
         return nullptr;
     }
 
-    // The types the loop's tables need before the body is converted: the
-    // type a call returns and those of the attributes it sets on nodes, from
-    // throw-away conversions that each stop at the first thing they learn.
-    void converter::learn_tree_types(py::handle fdef)
-    {
-        for (int round = 0; round < 64; ++round)
-        {
-            converter probe(m_frame, m_profile, m_whitelist, m_config);
-            probe.m_spec = std::make_shared<specialisation>();
-            probe.m_spec->module = std::make_unique<ir::module>();
-            probe.p_graph = &probe.m_spec->module->add_graph("main");
-            probe.m_builder = std::make_unique<ir::builder>(*probe.p_graph);
-            probe.m_file = m_file;
-            probe.m_first_line = m_first_line;
-            probe.p_code = p_code;
-            probe.m_tree = std::make_unique<tree_state>();
-            probe.m_tree->probing = true;
-            probe.m_tree->known = m_tree->known;
-            try
-            {
-                probe.convert_recursion(fdef);
-                // Its body set these on every path that ends it.
-                m_tree->known.always_set.clear();
-                for (const tree_knowledge::attr& a : m_tree->known.attrs)
-                {
-                    if (probe.m_tree->maybe_unset.count(a.name) == 0)
-                    {
-                        m_tree->known.always_set.insert(a.name);
-                    }
-                }
-                return;
-            }
-            catch (const tree_learned& learned)
-            {
-                m_tree->known = learned.known;
-            }
-        }
-        fail("recursive function over a tree whose types do not settle", fdef);
-    }
-
     cval converter::tree_node_at(ir::value_id index)
     {
         cval n = new_array(index, surface::py_int);
@@ -262,7 +222,7 @@ namespace specula::engine::converter
             source{source_kind::class_attr, plan.root_src, 0, py::str(name), path});
         owned_refs owned;
         std::vector<PyObject*> values(static_cast<size_t>(m_spec->sources.size()), nullptr);
-        values[static_cast<size_t>(plan.root_src)] = m_frame.locals[0];
+        values[static_cast<size_t>(plan.root_src)] = m_tree->root_obj;
         PyObject* found = m_spec->sources.resolve(src, m_frame, values, owned);
         if (found == nullptr)
         {
@@ -284,7 +244,7 @@ namespace specula::engine::converter
             fail("recursive call on something other than a child of the node", node);
         }
         cval code = raw_attribute(fn, "__code__", true, node);
-        if (code.obj.ptr() != reinterpret_cast<PyObject*>(m_frame.code))
+        if (code.obj.ptr() != reinterpret_cast<PyObject*>(m_tree->code))
         {
             fail("recursive call of another function of the same name", node);
         }
@@ -376,31 +336,46 @@ namespace specula::engine::converter
         {
             m_tree = std::make_unique<tree_state>();
         }
+        m_tree->code = code;
+        const std::string node_param = arg_path(code, 0);
+        cval root;
+        root.k = cval::kind::object;
+        root.obj = py::reinterpret_borrow<py::object>(m_frame.locals[0]);
+        root.src = m_spec->sources.add(source{source_kind::arg, -1, 0, py::none(), node_param});
+        for (int i = 1; i < code->co_argcount; ++i)
+        {
+            source s{source_kind::arg, -1, i, py::none(), arg_path(code, i)};
+            m_locals[s.path] = read_source(m_spec->sources.add(s), m_frame.locals[i]);
+        }
+        m_result = build_recursion(fdef, code, root, node_param);
+        m_returned = true;
+        finish_graph();
+    }
+
+    cval converter::build_recursion(py::handle fdef, PyCodeObject* code, const cval& root,
+                                    const std::string& node_param)
+    {
+        m_tree->code = code;
         m_tree->plan = std::make_shared<tree_plan>();
         tree_plan& plan = *m_tree->plan;
         check_recursive_calls(fdef, plan.children);
-        m_spec->tree = m_tree->plan;
-        const std::string node_param = arg_path(code, 0);
-        PyObject* root = m_frame.locals[0];
-        PyTypeObject* type = Py_TYPE(root);
-        plan.root_src =
-            m_spec->sources.add(source{source_kind::arg, -1, 0, py::none(), node_param});
-        m_spec->guards.add(make_type_guard(plan.root_src, type, node_param));
+        m_tree->plan_index = static_cast<int>(m_spec->trees.size());
+        m_spec->trees.push_back(m_tree->plan);
+        PyObject* root_obj = root.obj.ptr();
+        PyTypeObject* type = Py_TYPE(root_obj);
+        plan.root_src = root.src;
+        m_tree->root_obj = root_obj;
+        m_spec->guards.add(make_type_guard(plan.root_src, type, m_spec->sources[root.src].path));
         if (type->tp_getattro != PyObject_GenericGetAttr ||
-            !(type->tp_flags & Py_TPFLAGS_HEAPTYPE) || _PyObject_GetDictPtr(root) == nullptr)
+            !(type->tp_flags & Py_TPFLAGS_HEAPTYPE) || _PyObject_GetDictPtr(root_obj) == nullptr)
         {
             fail("recursion over a " + std::string(type->tp_name) +
                      " object (tree nodes must be instances of a plain class)",
                  fdef);
         }
         plan.node_class = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(type));
-        for (int i = 1; i < code->co_argcount; ++i)
-        {
-            source s{source_kind::arg, -1, i, py::none(), arg_path(code, i)};
-            m_locals[s.path] = read_source(m_spec->sources.add(s), m_frame.locals[i]);
-        }
         const bool probing = m_tree->probing;
-        if (!probing)
+        if (!probing && !m_tree->learned)
         {
             m_tree->known.returns_none = !returns_value(fdef);
             learn_tree_types(fdef);
@@ -408,6 +383,7 @@ namespace specula::engine::converter
         const tree_knowledge& known = m_tree->known;
         m_tree->count = m_builder->input({ir::dtype::int64, ir::shape{}}, "tree.nodes");
         graph_input count_input;
+        count_input.tree = m_tree->plan_index;
         count_input.tree_count = true;
         m_spec->inputs.push_back(count_input);
         m_tree->symbol = p_graph->new_symbol();
@@ -469,6 +445,7 @@ namespace specula::engine::converter
             }
             m_locals[node_param] = tree_node_at(index);
             tree_init_attrs();
+            const outer_snapshot outer = snapshot_outer();
             visit_body(fdef.attr("body"));
             if (!m_returned)
             {
@@ -488,9 +465,9 @@ namespace specula::engine::converter
             }
             if (probing)
             {
-                return; // nothing more to learn
+                throw tree_probe_done{m_tree->maybe_unset}; // nothing more to learn
             }
-            if (!m_spec->effects.empty() || !m_heap_writes.empty())
+            if (outer_changed(outer))
             {
                 fail("effects other than node attribute writes in a recursive function over a "
                      "tree (not converted yet)",
@@ -553,26 +530,38 @@ namespace specula::engine::converter
             fail("IR rejected the recursion's loop (" + m_builder->state().message() + ")", fdef);
         }
         tree_drop_implied_asserts(body, {});
+        // The root is the last node in post-order.
+        const ir::value_id root_index =
+            m_builder->binary(ir::op::SUB, m_tree->count,
+                              m_builder->constant(ir::scalar::of_int(ir::dtype::int64, 1)));
+        cval result;
+        result.obj = py::none();
         if (with_results)
         {
-            // The root is the last node in post-order.
-            ir::value_id root_index =
-                m_builder->binary(ir::op::SUB, m_tree->count,
-                                  m_builder->constant(ir::scalar::of_int(ir::dtype::int64, 1)));
             add_assert(
                 m_builder->unary(ir::op::LOGICAL_NOT, m_builder->gather(out[0], root_index, 0)),
                 "the root's result is a view or an input array (CPython returns that object)");
-            m_result = new_array(m_builder->gather(out[1], root_index, 0), surface::ndarray);
+            result = new_array(m_builder->gather(out[1], root_index, 0), surface::ndarray);
         }
-        else
+        const size_t first_attr = with_results ? 2 : 0;
+        tree_commit_plan(std::vector<ir::value_id>(out.begin() + first_attr, out.end()), fdef);
+        tree_site& info = m_tree->info;
+        info.root_src = plan.root_src;
+        info.plan = m_tree->plan;
+        info.node_class = plan.node_class;
+        info.root_index = root_index;
+        info.reads = plan.children;
+        info.reads.insert(info.reads.end(), plan.class_names.begin(), plan.class_names.end());
+        for (const tree_table& t : plan.tables)
         {
-            m_result = cval{};
-            m_result.obj = py::none();
+            info.reads.push_back(t.field);
         }
-        m_returned = true;
-        tree_commit_plan(std::vector<ir::value_id>(out.begin() + (with_results ? 2 : 0), out.end()),
-                         fdef);
-        m_spec->tree = m_tree->plan;
-        finish_graph();
+        for (size_t i = 0; i < known.attrs.size(); ++i)
+        {
+            const std::string& name = known.attrs[i].name;
+            info.writes.push_back({name, out[first_attr + 2 * i], out[first_attr + 2 * i + 1],
+                                   known.always_set.count(name) != 0});
+        }
+        return result;
     }
 } // namespace specula::engine::converter

@@ -376,7 +376,7 @@ namespace specula::engine::converter
         {
             m_result = visit_expr(value);
         }
-        if (m_tree && m_inlined.empty())
+        if (m_tree && m_inlined.size() == m_tree->depth)
         {
             tree_return(node); // recursion.cpp: the node's row of the results
         }

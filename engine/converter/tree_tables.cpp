@@ -37,6 +37,7 @@ namespace specula::engine::converter
         ir::value_id in = hoisted_input({elem, ir::shape({ir::dim::symbol(m_tree->symbol)})},
                                         "tree." + field + what);
         graph_input gi;
+        gi.tree = m_tree->plan_index;
         gi.tree_table = index;
         m_spec->inputs.push_back(gi);
         m_tree->table_values[index] = in;
@@ -185,4 +186,5 @@ namespace specula::engine::converter
             }
         }
     }
+
 } // namespace specula::engine::converter

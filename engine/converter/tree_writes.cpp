@@ -63,7 +63,7 @@ namespace specula::engine::converter
     void converter::tree_set_attribute(const cval& n, const std::string& name, const cval& value,
                                        py::handle node)
     {
-        if (!m_inlined.empty())
+        if (m_inlined.size() != m_tree->depth)
         {
             fail("tree node attribute write ." + name + " inside a called function", node);
         }
@@ -292,6 +292,7 @@ namespace specula::engine::converter
         }
         effect_plan e;
         e.k = effect_plan::kind::tree_attrs;
+        e.target = m_tree->plan_index;
         m_spec->effects.push_back(e);
     }
 } // namespace specula::engine::converter

@@ -2,9 +2,10 @@
 
 The differential programs (programs/tree_recursion_*.py) prove the results equal
 CPython's; this file checks what the engine did with them: one graph compiled and
-reused for every tree shape, and trees that break an assumption (another node
-class, a shared or cyclic structure) run in CPython without a recompile, the
-report naming why.
+reused for every tree shape, also when a non-recursive caller runs the recursion
+inside its own graph, and trees that break an assumption (another node class, a
+shared or cyclic structure) run in CPython without a recompile, the report naming
+why.
 """
 
 import json
@@ -67,10 +68,24 @@ SCRIPT = textwrap.dedent("""
     after_shared = row()
     compiles_after = specula.explain("encode").split(" compile(s)")[0].rsplit(" ", 1)[-1]
 
+    # A non-recursive caller: the recursion's loop inside the caller's graph.
+    def loss(root, emb, w):
+        h = encode(root, emb, w)
+        return float((h * h).sum())
+
+    for n in sizes:
+        loss(grow(n), L, W)
+    after_caller = [r for r in specula.report() if r["name"] == "loss"][0]
+    caller_compiles = specula.explain("loss").split(" compile(s)")[0].rsplit(" ", 1)[-1]
+    loss(shared, L, W)
+    caller_shared = [r for r in specula.report() if r["name"] == "loss"][0]
+
     print(json.dumps({"sizes": len(sizes), "after_shapes": after_shapes,
                       "compiles": int(compiles), "after_class": after_class,
                       "after_shared": after_shared,
-                      "compiles_after": int(compiles_after)}))
+                      "compiles_after": int(compiles_after), "after_caller": after_caller,
+                      "caller_compiles": int(caller_compiles),
+                      "caller_shared": caller_shared}))
 """)
 
 
@@ -110,3 +125,15 @@ def test_trees_that_do_not_fit_run_in_cpython_without_recompiling(runs):
     assert "reached twice" in shared["reason"]
     assert shared["state"] == "compiled"
     assert r["compiles_after"] == r["compiles"]
+
+
+def test_a_caller_runs_the_recursion_in_its_own_graph(runs):
+    r = runs
+    caller = r["after_caller"]
+    assert caller["state"] == "compiled", caller["reason"]
+    assert r["caller_compiles"] == 1
+    assert caller["graph_runs"] == r["sizes"]
+    assert caller["guard_misses"] == 0 and caller["fallbacks"] == 0
+    shared = r["caller_shared"]
+    assert shared["fallbacks"] == 1
+    assert "reached twice" in shared["reason"]
