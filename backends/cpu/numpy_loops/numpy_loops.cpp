@@ -13,7 +13,9 @@
 
 #include "backends/cpu/numpy_loops/numpy_loops.hpp"
 
+#include <cfenv>
 #include <cstring>
+#include <deque>
 #include <optional>
 #include <string>
 
@@ -85,6 +87,68 @@ namespace specula::backends::cpu
                 }
             }
             return std::nullopt;
+        }
+
+        // NumPy's minimum/maximum and comparison loops clear the FP status
+        // word when they finish (NaN compares raise "invalid"). NumPy checks
+        // the flags after every ufunc call, a graph only after the run: such
+        // a loop would hide a division by zero earlier in the graph. Those
+        // loops run behind a trampoline that raises again the flags that
+        // were up before the call.
+        constexpr int ieee_flags = FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID;
+
+        struct flag_keeping_loop
+        {
+            ufunc_loop inner;
+        };
+
+        void keep_flags(char** args, const std::intptr_t* dims, const std::intptr_t* steps,
+                        void* data)
+        {
+            const auto* wrapped = static_cast<const flag_keeping_loop*>(data);
+            const int before = std::fetestexcept(ieee_flags);
+            wrapped->inner.fn(args, dims, steps, wrapped->inner.data);
+            if (before != 0)
+            {
+                std::feraiseexcept(before);
+            }
+        }
+
+        // Whether `loop` (of `nargs` operands) clears flags raised before
+        // it: run on zeros, once with 1 element and once with 64 (NumPy's
+        // SIMD paths start at a few elements).
+        bool clears_flags(const ufunc_loop& loop, int nargs)
+        {
+            alignas(64) static char zeros[8][64 * 8];
+            std::memset(zeros, 0, sizeof(zeros));
+            char* args[8];
+            std::intptr_t steps[8];
+            for (int a = 0; a < nargs && a < 8; ++a)
+            {
+                args[a] = zeros[a];
+                steps[a] = 8;
+            }
+            bool cleared = false;
+            for (std::intptr_t n : {std::intptr_t{1}, std::intptr_t{64}})
+            {
+                std::feraiseexcept(ieee_flags);
+                loop.fn(args, &n, steps, loop.data);
+                cleared = cleared || std::fetestexcept(ieee_flags) != ieee_flags;
+            }
+            std::feclearexcept(FE_ALL_EXCEPT);
+            return cleared;
+        }
+
+        ufunc_loop keeping_flags(const ufunc_loop& loop, int nargs)
+        {
+            if (nargs > 8 || !clears_flags(loop, nargs))
+            {
+                return loop;
+            }
+            // Stable addresses for the process's life, as the loops' own.
+            static std::deque<flag_keeping_loop> kept;
+            kept.push_back({loop});
+            return ufunc_loop{&keep_flags, &kept.back()};
         }
 
         constexpr ir::op table_ops[] = {
@@ -212,7 +276,7 @@ namespace specula::backends::cpu
                 {
                     if (auto loop = pick(uf, t, is_comparison(code)))
                     {
-                        table.set(code, t, *loop);
+                        table.set(code, t, keeping_flags(*loop, uf->nin + uf->nout));
                         ++added;
                     }
                 }
