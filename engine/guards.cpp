@@ -146,6 +146,41 @@ namespace specula::engine
         }
     } // namespace
 
+    namespace
+    {
+        // Borrowed `x` and `keys` (a tuple of exact str/int): no user code runs.
+        bool check_dict_keys(PyObject* x, PyObject* keys)
+        {
+            if (!PyDict_CheckExact(x) || PyDict_GET_SIZE(x) != PyTuple_GET_SIZE(keys))
+            {
+                return false;
+            }
+            Py_ssize_t pos = 0;
+            PyObject* key = nullptr;
+            for (Py_ssize_t i = 0; PyDict_Next(x, &pos, &key, nullptr); ++i)
+            {
+                PyObject* want = PyTuple_GET_ITEM(keys, i);
+                if (key == want)
+                {
+                    continue;
+                }
+                if (Py_TYPE(key) != Py_TYPE(want))
+                {
+                    return false;
+                }
+                const bool equal =
+                    PyUnicode_CheckExact(key)
+                        ? PyUnicode_Compare(key, want) == 0
+                        : PyLong_CheckExact(key) && PyObject_RichCompareBool(key, want, Py_EQ) == 1;
+                if (!equal)
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+    } // namespace
+
     bool guard::check(PyObject* const* values, std::int64_t* symbols) const
     {
         PyObject* x = values[src];
@@ -180,6 +215,8 @@ namespace specula::engine
             std::int64_t r = 0;
             return evaluate(*expr, values, r) && (r != 0) == (int_value != 0);
         }
+        case guard_kind::dict_keys:
+            return check_dict_keys(x, p_expected);
         }
         return false;
     }
@@ -216,8 +253,30 @@ namespace specula::engine
                         ? ", now " + std::to_string(Py_SIZE(x))
                         : std::string()) +
                    ")";
+        case guard_kind::dict_keys:
+        {
+            std::string now;
+            if (x != nullptr && PyDict_CheckExact(x))
+            {
+                now = ", now " + std::string(py::str(py::tuple(
+                                     py::reinterpret_borrow<py::dict>(x).attr("keys")())));
+            }
+            return "keys of " + what + " changed (was " + std::string(py::str(expected)) + now +
+                   ")";
+        }
         }
         return what;
+    }
+
+    guard make_dict_keys_guard(int src, PyObject* dict, std::string what)
+    {
+        guard g;
+        g.kind = guard_kind::dict_keys;
+        g.src = src;
+        g.expected = py::tuple(py::reinterpret_borrow<py::dict>(dict).attr("keys")());
+        g.p_expected = g.expected.ptr();
+        g.what = std::move(what);
+        return g;
     }
 
     guard make_type_guard(int src, PyTypeObject* type, std::string what)
@@ -390,9 +449,9 @@ namespace specula::engine
         std::ostringstream out;
         auto line = [&](const guard& g)
         {
-            static const char* names[] = {"type_is",     "identity",  "array_meta",   "int_value",
-                                          "float_value", "str_value", "no_overlap",   "distinct",
-                                          "int_range",   "length",    "int_predicate"};
+            static const char* names[] = {"type_is",     "identity",  "array_meta",    "int_value",
+                                          "float_value", "str_value", "no_overlap",    "distinct",
+                                          "int_range",   "length",    "int_predicate", "dict_keys"};
             out << "  guard " << names[static_cast<int>(g.kind)] << " " << g.what;
             if (g.kind == guard_kind::length)
             {

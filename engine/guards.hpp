@@ -31,6 +31,9 @@ namespace specula::engine
         // `expr` over relaxed ints evaluates (Python semantics) to a value
         // whose truth is int_value: a branch on a loop counter (int_expr.hpp)
         int_predicate,
+        // exact dict whose keys are `expected` (a tuple of exact str/int), in
+        // that order: iteration over a dict source unrolled over its keys
+        dict_keys,
     };
 
     inline constexpr int max_symbols = 16;
@@ -38,9 +41,9 @@ namespace specula::engine
     struct guard
     {
         guard_kind kind = guard_kind::type_is;
-        int src = -1;   // the source checked (or `a` for two-source guards)
-        int other = -1; // `b` for no_overlap / distinct
-        py::object expected; // type, object or value
+        int src = -1;                   // the source checked (or `a` for two-source guards)
+        int other = -1;                 // `b` for no_overlap / distinct
+        py::object expected;            // type, object or value
         PyObject* p_expected = nullptr; // borrowed from `expected`
         // array_meta
         int type_num = 0;
@@ -54,7 +57,7 @@ namespace specula::engine
         long long int_hi = 0; // int_range: upper bound
         std::uint64_t float_bits = 0;
         int_expr_ptr expr; // int_predicate
-        std::string what; // the source path, for explain()
+        std::string what;  // the source path, for explain()
         mutable std::int64_t failures = 0;
 
         // `values` are the resolved sources (borrowed); `symbols` binds
@@ -76,6 +79,8 @@ namespace specula::engine
     // The branch on `expr` (its leaves' sources resolved first) goes the
     // way it went at conversion: `taken`.
     guard make_int_predicate_guard(int_expr_ptr expr, bool taken);
+    // Borrowed `dict`; its keys must be exact str or int (compared without user code).
+    guard make_dict_keys_guard(int src, PyObject* dict, std::string what);
     guard make_no_overlap_guard(int a, int b, std::string what);
     guard make_distinct_guard(int a, int b, std::string what);
 

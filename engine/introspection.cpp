@@ -36,6 +36,8 @@ namespace specula::engine
                 return "length";
             case guard_kind::int_predicate:
                 return "int_predicate";
+            case guard_kind::dict_keys:
+                return "dict_keys";
             }
             return "?";
         }
@@ -102,6 +104,8 @@ namespace specula::engine
                 return "len(" + g.what + ") == " + std::to_string(g.int_value);
             case guard_kind::int_predicate:
                 return g.what + (g.int_value != 0 ? " is true" : " is false");
+            case guard_kind::dict_keys:
+                return "keys of " + g.what + " are " + short_repr(g.expected) + " in this order";
             case guard_kind::no_overlap:
             case guard_kind::distinct:
                 return g.what;
@@ -248,6 +252,7 @@ namespace specula::engine
             case guard_kind::int_range:
             case guard_kind::array_meta:
             case guard_kind::length:
+            case guard_kind::dict_keys:
                 text += (text.empty() ? "" : ", ") + assumption(g);
                 break;
             default:

@@ -244,6 +244,12 @@ namespace specula::engine::converter
             return false;
         }
         cval d = visit_expr(dict_expr);
+        if (d.k == cval::kind::object && PyDict_CheckExact(d.obj.ptr()))
+        {
+            source_dict_items(d, view, iter, items); // dict_sources.cpp
+            seq = d;
+            return true;
+        }
         if (d.k != cval::kind::dict)
         {
             if (dict_expr.ptr() == iter.ptr())

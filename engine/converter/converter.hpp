@@ -576,6 +576,14 @@ namespace specula::engine::converter
         void close_carried_loop(const carried_loop& loop, const std::vector<ir::value_id>& outs,
                                 py::handle node);
 
+        // relaxed_ints.cpp: relaxed Python ints with arrays, NumPy's value-based
+        // result dtype fixed over the int's (possibly narrowed) range
+        bool relaxed_int_with_array(ir::op code, const cval& a, const cval& b, py::handle node,
+                                    cval& out);
+        std::optional<ir::dtype> relaxed_int_result(ir::dtype elem, const cval& num);
+        cval full_of_relaxed(const std::vector<std::int64_t>& dims, const cval& fill,
+                             py::handle node);
+
         // symbolic_dims.cpp: a dim's size as a Python int (an int64 scalar when symbolic)
         cval dim_value(ir::value_id x, int axis, py::handle node);
 
@@ -620,6 +628,11 @@ namespace specula::engine::converter
         cval container_len(const cval& c, py::handle node);
         bool dict_view_items(py::handle iter, cval& seq, std::vector<cval>& items);
         bool dict_changed(const dict_entry& before, int dict) const;
+        // dict_sources.cpp: iterating a dict source under a guard on its keys
+        void source_dict_items(const cval& d, const std::string& view, py::handle iter,
+                               std::vector<cval>& items);
+        bool source_dict_written(int src, PyObject* dict, size_t effects_before);
+        bool aliases_written_dict(int src, PyObject* dict, int writer);
         cval call_arange(const call_args& args, py::handle node);
         cval float_arange(const py::tuple& bounds, py::handle node);
         cval call_empty_like(const call_args& args, py::handle node);
@@ -667,6 +680,7 @@ namespace specula::engine::converter
         std::set<std::pair<int, int>> m_distinct_containers;  // distinct guards added
         std::set<int> m_relaxed_sources;      // Python ints/floats read as inputs at once
         std::set<int> m_length_guarded;       // list/tuple sources with a length guard
+        std::set<int> m_dict_keys_guarded;    // dict sources with a dict_keys guard
         std::set<int> m_written_sources;      // arrays written in place
         std::set<int> m_setattr_sources;      // objects given attributes
         std::map<int, int> m_output_of_array; // array entry -> output slot

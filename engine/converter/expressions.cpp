@@ -344,6 +344,11 @@ namespace specula::engine::converter
         bool has_int = surf_of(a) == surface::py_int || surf_of(b) == surface::py_int;
         if (has_int && !python_semantics)
         {
+            cval relaxed;
+            if (relaxed_int_with_array(code, a, b, node, relaxed)) // relaxed_ints.cpp
+            {
+                return relaxed;
+            }
             fail("a relaxed Python int in array arithmetic (NumPy's dtype would depend on its "
                  "value)",
                  node);

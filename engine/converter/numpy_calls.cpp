@@ -418,6 +418,8 @@ namespace specula::engine::converter
             if (name == "full")
             {
                 const cval& fill = arg(1);
+                if (fill.k != cval::kind::constant && !dt)
+                    return full_of_relaxed(dims, fill, node); // relaxed_ints.cpp
                 if (fill.k != cval::kind::constant)
                     fail("np.full with a computed fill value", node);
                 ir::dtype elem = dt ? *dt

@@ -555,6 +555,11 @@ namespace specula::engine::converter
             // Python raises on a size change and reads values as it goes.
             fail("for over a dict the loop body changes", node);
         }
+        if (seq.k == cval::kind::object && PyDict_CheckExact(seq.obj.ptr()) &&
+            source_dict_written(seq.src, seq.obj.ptr(), effects_before))
+        {
+            fail("for over a dict the loop body writes", node);
+        }
         if (seq.k == cval::kind::object)
         {
             for (size_t i = effects_before; i < m_spec->effects.size(); ++i)
