@@ -7,7 +7,10 @@
 # another class misses the guard and recompiles. Values near 2**31, 2**63,
 # negative, and a Python int beyond 64 bits (NumPy gives an object array:
 # CPython runs that call) are all met by compiled graphs.
-# expect: compiled decay, scale64, scale32, shift32, mix64, filled, ratio
+# Small integer and bool arrays change dtype with the int's class
+# (uint8 + 300 is uint16, outside the graphs' dtypes: those values stay
+# specialised; bool + t is int64 for every t).
+# expect: compiled decay, scale64, scale32, shift32, mix64, filled, ratio, small_ints
 import numpy as np
 from _probe import snapshot, call
 
@@ -16,6 +19,9 @@ w64 = rng.standard_normal(5)
 w32 = rng.standard_normal(5).astype(np.float32)
 i32 = np.array([-7, 0, 3, 2**31 - 1, -(2**31)], dtype=np.int32)
 i64 = np.array([-7, 0, 3, 2**40, -(2**62)], dtype=np.int64)
+u8 = np.array([0, 1, 127, 200, 255], dtype=np.uint8)
+s16 = np.array([-300, -1, 0, 7, 32767], dtype=np.int16)
+flags = np.array([True, False, True, True, False])
 
 
 def decay(w, g, lr, t):
@@ -44,6 +50,10 @@ def filled(t):
     return np.full(3, t), np.full((2, 2), t) + 1
 
 
+def small_ints(u, s, b, t):
+    return u + t, s * t, b + t, u < t
+
+
 def ratio(x, n):
     return x / n
 
@@ -60,4 +70,5 @@ for i, t in enumerate(steps):
     call(f"mix64_{i}", mix64, i64, t)
     call(f"filled{i}", filled, t)
     call(f"ratio{i}", ratio, w32, t if t != 0 else 1)
+    call(f"small{i}", small_ints, u8, s16, flags, t)
 snapshot("w64", w64)
