@@ -204,6 +204,18 @@ namespace specula::engine
                 }
                 }
             }
+            for (const child_required& r : required_children)
+            {
+                const auto w = static_cast<size_t>(r.when_table);
+                if ((r.when_table < 0 || (out.bools[w].back() != 0) == r.when) &&
+                    out.ints[static_cast<size_t>(r.child_table)].back() < 0)
+                {
+                    why = "tree node attribute ." +
+                          tables[static_cast<size_t>(r.child_table)].field +
+                          " is None where the recursion reads it";
+                    return false;
+                }
+            }
         }
         // CPython would raise RecursionError on a tree this deep: let it.
         if (max_depth + frame_margin >= PyThreadState_Get()->recursion_remaining)

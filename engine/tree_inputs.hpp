@@ -69,6 +69,18 @@ namespace specula::engine
         std::vector<std::string> class_names; // methods the body calls: never in a node's __dict__
         std::vector<tree_table> tables;       // graph inputs, in input order
         std::vector<tree_attr_write> writes;  // attributes set per node, in commit order
+        // Children the body reads without a check of its own (hoisted out
+        // of the loop by the converter): on every node whose bool table
+        // `when_table` holds `when` (any node when -1), the child of table
+        // `child_table` must be present, else CPython runs the call (which
+        // raises where the body reads it).
+        struct child_required
+        {
+            int child_table = -1;
+            int when_table = -1;
+            bool when = false;
+        };
+        std::vector<child_required> required_children;
         // Sources whose objects must not be nodes of this tree: a caller
         // reads an attribute this recursion sets from an earlier one's root.
         std::vector<int> distinct_from;

@@ -515,6 +515,9 @@ namespace specula::engine::converter
         bool tree_asserted(const std::string& key);
         void tree_drop_implied_asserts(ir::region_id r,
                                        std::set<std::pair<ir::value_id, bool>> facts);
+        void tree_hoist_child_checks(ir::region_id body);
+        int tree_child_check(ir::value_id cond) const;
+        void tree_hoist_in(ir::region_id r, int when_table, bool when);
         cval tree_node_at(ir::value_id index);
         ir::value_id tree_index(const cval& n, py::handle node);
         cval tree_attribute(const cval& n, const std::string& name, py::handle node);

@@ -530,10 +530,14 @@ namespace specula::engine::converter
             fail("IR rejected the recursion's loop (" + m_builder->state().message() + ")", fdef);
         }
         tree_drop_implied_asserts(body, {});
+        tree_hoist_child_checks(body);
         // The root is the last node in post-order.
+        // (Computed only where something reads the root's row.)
         const ir::value_id root_index =
-            m_builder->binary(ir::op::SUB, m_tree->count,
-                              m_builder->constant(ir::scalar::of_int(ir::dtype::int64, 1)));
+            with_results || m_tree->site >= 0
+                ? m_builder->binary(ir::op::SUB, m_tree->count,
+                                    m_builder->constant(ir::scalar::of_int(ir::dtype::int64, 1)))
+                : ir::no_id;
         cval result;
         result.obj = py::none();
         if (with_results)

@@ -187,4 +187,117 @@ namespace specula::engine::converter
         }
     }
 
+    // The plan table a node table value is (-1 when it is none).
+    namespace
+    {
+        int table_of(const std::map<int, ir::value_id>& values, ir::value_id v)
+        {
+            for (const auto& [index, value] : values)
+            {
+                if (value == v)
+                {
+                    return index;
+                }
+            }
+            return -1;
+        }
+    } // namespace
+
+    // The child table whose "present" check `cond` is (`child >= 0` on the
+    // current node's entry), or -1.
+    int converter::tree_child_check(ir::value_id cond) const
+    {
+        const ir::value& c = p_graph->get(cond);
+        if (c.def == ir::no_id)
+        {
+            return -1;
+        }
+        const ir::node& ge = p_graph->get_node(c.def);
+        auto zero = m_tree->ints.find(0);
+        if (ge.code != ir::op::GE || zero == m_tree->ints.end() || ge.inputs[1] != zero->second)
+        {
+            return -1;
+        }
+        const ir::value& child = p_graph->get(ge.inputs[0]);
+        if (child.def == ir::no_id)
+        {
+            return -1;
+        }
+        const ir::node& g = p_graph->get_node(child.def);
+        if (g.code != ir::op::GATHER || g.inputs[1] != m_tree->node)
+        {
+            return -1;
+        }
+        const int t = table_of(m_tree->table_values, g.inputs[0]);
+        return t >= 0 && m_tree->plan->tables[static_cast<size_t>(t)].k == tree_table::kind::child
+                   ? t
+                   : -1;
+    }
+
+    // The child checks of region `r` (which runs on the nodes whose bool
+    // table `when_table` holds `when`) become checks of the walk.
+    void converter::tree_hoist_in(ir::region_id r, int when_table, bool when)
+    {
+        const std::vector<ir::node_id> nodes = p_graph->get_region(r).nodes;
+        for (ir::node_id id : nodes)
+        {
+            const ir::node n = p_graph->get_node(id);
+            const int child = n.code == ir::op::ASSERT ? tree_child_check(n.inputs[0]) : -1;
+            if (child < 0)
+            {
+                continue;
+            }
+            m_tree->plan->required_children.push_back({child, when_table, when});
+            p_graph->erase_node(id);
+            if (!read_anywhere(*p_graph, n.inputs[0]))
+            {
+                p_graph->erase_node(p_graph->get(n.inputs[0]).def);
+            }
+        }
+    }
+
+    // "The child is present" checks on the current node depend on the tree
+    // only: the walk makes them once per node (no op in the loop), where
+    // the body checks them unconditionally or on one side of an `if` on a
+    // node's bool entry (`if node.is_leaf()`). Others stay asserts.
+    void converter::tree_hoist_child_checks(ir::region_id body)
+    {
+        tree_hoist_in(body, -1, false);
+        const std::vector<ir::node_id> nodes = p_graph->get_region(body).nodes;
+        for (ir::node_id id : nodes)
+        {
+            const ir::node n = p_graph->get_node(id);
+            if (n.code != ir::op::IF)
+            {
+                continue;
+            }
+            ir::value_id v = n.inputs[0];
+            bool negated = false;
+            const ir::value& c = p_graph->get(v);
+            if (c.def != ir::no_id && p_graph->get_node(c.def).code == ir::op::LOGICAL_NOT)
+            {
+                v = p_graph->get_node(c.def).inputs[0];
+                negated = true;
+            }
+            const ir::value& g = p_graph->get(v);
+            if (g.def == ir::no_id)
+            {
+                continue;
+            }
+            const ir::node& gather = p_graph->get_node(g.def);
+            if (gather.code != ir::op::GATHER || gather.inputs[1] != m_tree->node)
+            {
+                continue;
+            }
+            const int t = table_of(m_tree->table_values, gather.inputs[0]);
+            if (t < 0 ||
+                m_tree->plan->tables[static_cast<size_t>(t)].k != tree_table::kind::is_none)
+            {
+                continue;
+            }
+            // The then side runs where the condition holds: entry == !negated.
+            tree_hoist_in(n.regions[0], t, !negated);
+            tree_hoist_in(n.regions[1], t, negated);
+        }
+    }
 } // namespace specula::engine::converter

@@ -225,3 +225,18 @@ for i in range(4):
     t = random_tree(int(rng.integers(1, 7)))
     out = call(f"hand_out{i}", hand_out, t, params)
     snapshot(f"hand_out_is{i}", out is t.h)
+
+# An inner node missing a child: CPython raises AttributeError where forward reads
+# it, after setting the attributes of the nodes it finished; the walk refuses the
+# tree (the check the loop body no longer makes per node), for the caller and for
+# forward called alone.
+for i in range(3):
+    broken = random_tree(int(rng.integers(3, 8)))
+    victim = [n for n in nodes_of(broken) if n.word is None][-1]
+    victim.right = None
+    state.before = None
+    call(f"broken_caller{i}", score, broken, params, state)
+    snapshot(f"broken_state{i}", (state.before, state.after, broken.h, victim.h,
+                                  getattr(victim.left, "h", None)))
+    call(f"broken_forward{i}", forward, broken, params)
+    snapshot(f"broken_forward_h{i}", (broken.h, getattr(victim.left, "h", None)))
