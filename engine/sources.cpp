@@ -1,8 +1,10 @@
 #include "engine/sources.hpp"
 
+#include "engine/numpy_api.hpp"
+
 namespace specula::engine
 {
-    int source_table::add(source s, int_expr_ptr index_expr)
+    int source_table::add(source s, int_expr_ptr index_expr, int_expr_ptr stop_expr)
     {
         for (size_t i = 0; i < m_sources.size(); ++i)
         {
@@ -13,6 +15,7 @@ namespace specula::engine
         }
         m_sources.push_back(std::move(s));
         m_index_exprs.push_back(std::move(index_expr));
+        m_stop_exprs.push_back(std::move(stop_expr));
         return static_cast<int>(m_sources.size()) - 1;
     }
 
@@ -92,6 +95,48 @@ namespace specula::engine
                 return nullptr;
             }
             return PySequence_Fast_ITEMS(container)[i];
+        }
+
+        // A bound of a computed slice: Python's None when absent, else the
+        // evaluated int (new reference), or nullptr when not exact here.
+        PyObject* slice_bound(const int_expr* e, const std::vector<PyObject*>& values)
+        {
+            if (e == nullptr)
+            {
+                Py_INCREF(Py_None);
+                return Py_None;
+            }
+            std::int64_t v = 0;
+            return evaluate(*e, values.data(), v) ? PyLong_FromLongLong(v) : nullptr;
+        }
+
+        // parent[start:stop:step] made by NumPy itself (a new view, kept by
+        // `owned`), or nullptr: only an exact ndarray, whose basic slicing
+        // runs no user code and cannot fail for int bounds.
+        PyObject* computed_slice_of(PyObject* parent, const source& s, const int_expr* start,
+                                    const int_expr* stop, const std::vector<PyObject*>& values,
+                                    owned_refs& owned)
+        {
+            if (parent == nullptr || !PyArray_CheckExact(parent) ||
+                PyArray_NDIM(reinterpret_cast<PyArrayObject*>(parent)) < 1)
+            {
+                return nullptr;
+            }
+            py::object lo = py::reinterpret_steal<py::object>(slice_bound(start, values));
+            py::object hi = py::reinterpret_steal<py::object>(slice_bound(stop, values));
+            if (!lo || !hi)
+            {
+                return nullptr;
+            }
+            // New reference: the slice object, then the view.
+            py::object key =
+                py::reinterpret_steal<py::object>(PySlice_New(lo.ptr(), hi.ptr(), s.key.ptr()));
+            PyObject* view = key ? owned.keep(PyObject_GetItem(parent, key.ptr())) : nullptr;
+            if (view == nullptr)
+            {
+                PyErr_Clear();
+            }
+            return view;
         }
 
         // Borrowed closure cell content, or nullptr.
@@ -179,6 +224,9 @@ namespace specula::engine
             return parent != nullptr ? item_of(parent, s) : nullptr;
         case source_kind::computed_item:
             return computed_item_of(parent, *m_index_exprs[static_cast<size_t>(i)], values);
+        case source_kind::computed_slice:
+            return computed_slice_of(parent, s, m_index_exprs[static_cast<size_t>(i)].get(),
+                                     m_stop_exprs[static_cast<size_t>(i)].get(), values, owned);
         case source_kind::closure:
             return closure_of(frame.function, s.index);
         case source_kind::class_attr:

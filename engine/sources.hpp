@@ -33,6 +33,11 @@ namespace specula::engine
         // index expression given to source_table::add
         // (a loop counter's `hs[t + 1]`); Python's negative indices wrap.
         computed_item,
+        // parent ndarray[start:stop:key] along its first axis, start/stop
+        // computed from earlier sources (a minibatch `X[k * bs:(k + 1) * bs]`
+        // at loop counter k): a real NumPy view made before the run, as
+        // CPython makes one per iteration.
+        computed_slice,
     };
 
     struct source
@@ -48,8 +53,9 @@ namespace specula::engine
     {
     public:
         // Returns the index of an equal source (same path) or adds it;
-        // `index_expr` computes a computed_item's index.
-        int add(source s, int_expr_ptr index_expr = nullptr);
+        // `index_expr` computes a computed_item's index or a computed_slice's
+        // start, `stop_expr` a computed_slice's stop (null: absent bound).
+        int add(source s, int_expr_ptr index_expr = nullptr, int_expr_ptr stop_expr = nullptr);
         int size() const { return static_cast<int>(m_sources.size()); }
         const source& operator[](int i) const { return m_sources[static_cast<size_t>(i)]; }
 
@@ -61,7 +67,8 @@ namespace specula::engine
 
     private:
         std::vector<source> m_sources;
-        std::vector<int_expr_ptr> m_index_exprs; // per source (computed_item)
+        std::vector<int_expr_ptr> m_index_exprs; // per source (computed_item/_slice)
+        std::vector<int_expr_ptr> m_stop_exprs;  // per source (computed_slice)
     };
 
     std::string global_path(const std::string& name);

@@ -432,6 +432,10 @@ namespace specula::engine::converter
         int_expr_ptr int_expr_of(const cval& v) const;
         cval with_int_expr(cval out, ir::op code, const cval& a, const cval& b);
         cval read_computed_item(const cval& container, const cval& key, py::handle node);
+        // computed_slices.cpp
+        PyObject* seen_source(int src, owned_refs& owned);
+        bool read_computed_slice(const cval& container, py::handle index, py::handle node,
+                                 cval& out);
         // The outcome of an `if` on a relaxed int in a loop region, decided
         // under a guard (`known` false when it is not such a branch).
         bool counter_branch(const cval& test, bool& known);

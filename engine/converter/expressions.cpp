@@ -692,6 +692,11 @@ namespace specula::engine::converter
         {
             return dict_get(container, visit_expr(index), node);
         }
+        cval sliced;
+        if (read_computed_slice(container, index, node, sliced))
+        {
+            return sliced;
+        }
         return index_array(container, node);
     }
 

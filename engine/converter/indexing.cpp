@@ -92,7 +92,11 @@ namespace specula::engine::converter
                 return std::nullopt;
             if (c.k != cval::kind::constant || !PyLong_Check(c.obj.ptr()))
                 fail(std::string("array index ") + what + " that is not a specialised int", node);
-            return c.obj.cast<std::int64_t>();
+            int overflow = 0;
+            const long long v = PyLong_AsLongLongAndOverflow(c.obj.ptr(), &overflow);
+            if (overflow != 0)
+                fail(std::string("array slice ") + what + " beyond 64 bits", node);
+            return static_cast<std::int64_t>(v);
         };
         int axis = 0;
         bool all_indices = true;
@@ -130,8 +134,9 @@ namespace specula::engine::converter
                      "boolean mask)",
                      node);
             }
-            std::int64_t at = c.obj.cast<std::int64_t>();
-            if (axis >= dims.rank() || !dims[axis].is_static() || at < -dims[axis].size() ||
+            int overflow = 0;
+            const std::int64_t at = PyLong_AsLongLongAndOverflow(c.obj.ptr(), &overflow);
+            if (overflow != 0 || axis >= dims.rank() || !dims[axis].is_static() || at < -dims[axis].size() ||
                 at >= dims[axis].size())
             {
                 fail("array index out of range or on a symbolic dim", node);

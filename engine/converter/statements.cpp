@@ -236,6 +236,12 @@ namespace specula::engine::converter
         const int src = e.src;
         if (src >= 0)
         {
+            if (m_spec->sources[src].kind == source_kind::computed_slice)
+            {
+                // Its parent array is read too: the guard keeping written
+                // arrays apart from read ones would miss on every run.
+                fail("in-place update of an array slice computed from a loop counter", node);
+            }
             // The user's array gets this value at commit, in program order.
             m_written_sources.insert(src);
             cval tmp = new_array(v, surface::ndarray);

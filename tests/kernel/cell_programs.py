@@ -200,6 +200,21 @@ PROGRAMS = [
         "    A = A - 0.01 * out.sum() * A\n"
         "out, A",
     ]),
+    cell_program("minibatch_views_sliced_by_the_counter", [
+        SETUP + "X = rng.standard_normal((50, 6))\nY = rng.standard_normal((50, 2))\n"
+        "W = np.zeros((6, 2))\nbs = 8",
+        "for k in range(7):\n"
+        "    xb = X[k * bs:(k + 1) * bs]\n"
+        "    yb = Y[k * bs:(k + 1) * bs]\n"
+        "    err = xb @ W - yb\n"
+        "    W = W - 0.05 * (xb.T @ err) / xb.shape[0]\n"
+        "    loss = float((err * err).mean())\n"
+        "xb.base is X, yb.base is Y, xb.shape, W, loss",
+        "for k in range(3):\n"
+        "    xb = X[k * bs:(k + 1) * bs]\n"
+        "    xb *= 0.5\n"
+        "X.sum(), xb.base is X",
+    ]),
     cell_program("training_loop", [
         SETUP + "X = rng.standard_normal((32, 8))\nY = rng.standard_normal((32, 2))\n"
         "W1 = rng.standard_normal((8, 16)) * 0.1\nW2 = rng.standard_normal((16, 2)) * 0.1\nlr = 0.01",

@@ -1,0 +1,105 @@
+// A slice of an input array along its first axis whose bounds a loop counter
+// computes: the minibatch `X[k * bs:(k + 1) * bs]` of a training loop. It
+// becomes a computed_slice source (sources.hpp): NumPy makes the view before
+// every run from the counter's value, the view is a zero-copy graph input
+// guarded as any array (its shape changes on a short last batch: a guard
+// miss), and when the view escapes (`xb = X[...]` in a cell) the committed
+// object is that view, a new one per run as CPython makes one per iteration.
+#include "engine/converter/converter.hpp"
+
+namespace specula::engine::converter
+{
+    namespace
+    {
+        std::string node_type(py::handle node)
+        {
+            return py::str(node.get_type().attr("__name__"));
+        }
+
+        bool absent(py::handle bound)
+        {
+            return bound.is_none();
+        }
+    } // namespace
+
+    // The value of source `src` as conversion sees it: every source up to it
+    // resolved in order, parents first (as the runner resolves them).
+    PyObject* converter::seen_source(int src, owned_refs& owned)
+    {
+        std::vector<PyObject*> values(static_cast<size_t>(m_spec->sources.size()), nullptr);
+        for (int i = 0; i <= src; ++i)
+        {
+            values[static_cast<size_t>(i)] = m_spec->sources.resolve(i, m_frame, values, owned);
+        }
+        return values[static_cast<size_t>(src)];
+    }
+
+    bool converter::read_computed_slice(const cval& container, py::handle index, py::handle node,
+                                        cval& out)
+    {
+        if (container.k != cval::kind::array || node_type(index) != "Slice")
+        {
+            return false;
+        }
+        const int parent = m_arrays[static_cast<size_t>(container.arr)].src;
+        py::handle lower = index.attr("lower");
+        py::handle upper = index.attr("upper");
+        if (parent < 0 || (absent(lower) && absent(upper)))
+        {
+            return false;
+        }
+        cval lo;
+        cval hi;
+        lo.obj = py::none();
+        hi.obj = py::none();
+        if (!absent(lower))
+        {
+            lo = visit_expr(lower);
+        }
+        if (!absent(upper))
+        {
+            hi = visit_expr(upper);
+        }
+        if (lo.k != cval::kind::array && hi.k != cval::kind::array)
+        {
+            return false; // specialised bounds: a basic slice of the input (indexing.cpp)
+        }
+        int_expr_ptr start = absent(lower) ? nullptr : int_expr_of(lo);
+        int_expr_ptr stop = absent(upper) ? nullptr : int_expr_of(hi);
+        if ((!absent(lower) && !start) || (!absent(upper) && !stop))
+        {
+            fail("array slice bound that is neither a specialised int nor computed from a loop "
+                 "counter",
+                 node);
+        }
+        py::object step = py::none();
+        if (!absent(index.attr("step")))
+        {
+            cval s = visit_expr(index.attr("step"));
+            if (s.k != cval::kind::constant || !PyLong_CheckExact(s.obj.ptr()) ||
+                PyObject_RichCompareBool(s.obj.ptr(), py::int_(0).ptr(), Py_GT) != 1)
+            {
+                fail("computed array slice whose step is not a positive specialised int", node);
+            }
+            step = s.obj;
+        }
+        if (m_written_sources.count(parent) != 0)
+        {
+            // The view is made before the run, from the array's old contents.
+            fail("computed slice of an array updated in place earlier in the call", node);
+        }
+        const std::string path = m_spec->sources[parent].path + "[" +
+                                 (start ? start->text : std::string()) + ":" +
+                                 (stop ? stop->text : std::string()) + "]";
+        source s{source_kind::computed_slice, parent, 0, step, path};
+        const int src = m_spec->sources.add(s, start, stop);
+        owned_refs owned;
+        PyObject* view = seen_source(src, owned); // borrowed, kept by `owned`
+        if (view == nullptr)
+        {
+            fail("computed slice " + path + " that NumPy does not make here", node);
+        }
+        out = read_source(src, view);
+        return true;
+    }
+} // namespace specula::engine::converter
