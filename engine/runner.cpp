@@ -1,6 +1,7 @@
 #include "engine/runner.hpp"
 
 #include <cfenv>
+#include <map>
 
 #include "backends/interrupt.hpp"
 #include "engine/numpy_api.hpp"
@@ -199,9 +200,13 @@ namespace specula::engine
             }
         }
 
+        // The lists a run builds, by the list's index in its plan: one
+        // object however many places it reaches (`g = acc; log.append(acc)`).
+        using built_lists = std::map<int, py::object>;
+
         // New reference built from a plan.
         py::object build(const value_plan& p, const std::vector<py::object>& outputs,
-                         const std::vector<PyObject*>& values)
+                         const std::vector<PyObject*>& values, built_lists& lists)
         {
             switch (p.k)
             {
@@ -216,16 +221,37 @@ namespace specula::engine
                 py::tuple t(p.items.size());
                 for (size_t i = 0; i < p.items.size(); ++i)
                 {
-                    t[i] = build(p.items[i], outputs, values);
+                    t[i] = build(p.items[i], outputs, values, lists);
                 }
                 return std::move(t);
+            }
+            case value_plan::kind::list:
+            {
+                if (p.index >= 0)
+                {
+                    auto built = lists.find(p.index);
+                    if (built != lists.end())
+                    {
+                        return built->second;
+                    }
+                }
+                py::list l(p.items.size());
+                if (p.index >= 0)
+                {
+                    lists[p.index] = l; // before the items: a list inside itself is refused
+                }
+                for (size_t i = 0; i < p.items.size(); ++i)
+                {
+                    l[i] = build(p.items[i], outputs, values, lists);
+                }
+                return std::move(l);
             }
             case value_plan::kind::dict:
             {
                 py::dict d;
                 for (size_t i = 0; i < p.items.size(); ++i)
                 {
-                    d[p.constant[py::int_(i)]] = build(p.items[i], outputs, values);
+                    d[p.constant[py::int_(i)]] = build(p.items[i], outputs, values, lists);
                 }
                 return std::move(d);
             }
@@ -251,7 +277,7 @@ namespace specula::engine
                          const std::vector<py::object>& outputs,
                          const std::vector<PyObject*>& values, PyObject* globals,
                          const std::vector<int>& store_effect,
-                         const backends::deferred_stores& held)
+                         const backends::deferred_stores& held, built_lists& lists)
         {
             for (std::size_t k = 0; k < spec.effects.size(); ++k)
             {
@@ -260,7 +286,7 @@ namespace specula::engine
                 {
                     continue;
                 }
-                py::object value = build(e.value, outputs, values);
+                py::object value = build(e.value, outputs, values, lists);
                 py::object target =
                     e.target >= 0 && e.k != effect_plan::kind::tree_attrs
                         ? py::reinterpret_borrow<py::object>(values[static_cast<size_t>(e.target)])
@@ -303,7 +329,7 @@ namespace specula::engine
                     py::tuple args(e.args.size());
                     for (size_t i = 0; i < e.args.size(); ++i)
                     {
-                        args[i] = build(e.args[i], outputs, values);
+                        args[i] = build(e.args[i], outputs, values, lists);
                     }
                     wb.add_print(args, e.sep, e.end);
                     break;
@@ -498,8 +524,9 @@ namespace specula::engine
             outputs.push_back(py::reinterpret_steal<py::object>(o));
         }
         write_buffer wb;
-        fill_buffer(wb, spec, outputs, values, spec.globals.ptr(), store_effect, rr.stores);
-        py::object ret = build(spec.result, outputs, values);
+        built_lists lists;
+        fill_buffer(wb, spec, outputs, values, spec.globals.ptr(), store_effect, rr.stores, lists);
+        py::object ret = build(spec.result, outputs, values, lists);
         if (!rr.stores.empty())
         {
             if (!run_sunk_stores(rr.stores, report))

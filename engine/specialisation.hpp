@@ -40,6 +40,7 @@ namespace specula::engine
             source,   // the resolved source `index` (identity preserved)
             tuple,    // a tuple of `items`
             dict,     // a new dict: keys from the tuple `constant`, values `items`
+            list,     // a new list of `items`; `index` >= 0: one object per run for that index
         };
         kind k = kind::constant;
         int index = -1;

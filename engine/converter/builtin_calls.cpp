@@ -61,35 +61,51 @@ namespace specula::engine::converter
         {
             cval tup;
             tup.k = cval::kind::tuple;
-            for (const cval& c : p)
+            std::vector<cval> seqs = p;
+            for (cval& c : seqs)
+            {
+                // Python's iterators read the list as they go: a list
+                // changed after this is refused (code_lists.cpp).
+                if (c.k == cval::kind::object)
+                {
+                    // A list/tuple source: its items, its length guarded.
+                    c.items = sequence_items(c, node);
+                    c.k = cval::kind::tuple;
+                    m_lazily_read_sources.insert(c.src);
+                }
+                else if (is_code_list(c))
+                {
+                    m_lists[static_cast<size_t>(c.list)].lazily_read = true;
+                }
                 if (c.k != cval::kind::tuple)
                     fail(name + " over this iterable", node);
-            if (name == "reversed" && p.size() == 1)
+            }
+            if (name == "reversed" && seqs.size() == 1)
             {
-                tup.items.assign(p[0].items.rbegin(), p[0].items.rend());
+                tup.items.assign(seqs[0].items.rbegin(), seqs[0].items.rend());
                 return tup;
             }
-            if (name == "enumerate" && p.size() == 1 && args.keywords.empty())
+            if (name == "enumerate" && seqs.size() == 1 && args.keywords.empty())
             {
-                for (size_t i = 0; i < p[0].items.size(); ++i)
+                for (size_t i = 0; i < seqs[0].items.size(); ++i)
                 {
                     cval pair;
                     pair.k = cval::kind::tuple;
-                    pair.items = {constant(py::int_(i)), p[0].items[i]};
+                    pair.items = {constant(py::int_(i)), seqs[0].items[i]};
                     tup.items.push_back(pair);
                 }
                 return tup;
             }
-            if (name == "zip" && !p.empty())
+            if (name == "zip" && !seqs.empty())
             {
-                size_t n = p[0].items.size();
-                for (const cval& c : p)
+                size_t n = seqs[0].items.size();
+                for (const cval& c : seqs)
                     n = std::min(n, c.items.size());
                 for (size_t i = 0; i < n; ++i)
                 {
                     cval row;
                     row.k = cval::kind::tuple;
-                    for (const cval& c : p)
+                    for (const cval& c : seqs)
                         row.items.push_back(c.items[i]);
                     tup.items.push_back(row);
                 }

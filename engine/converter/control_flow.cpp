@@ -58,7 +58,8 @@ namespace specula::engine::converter
                        (Py_TYPE(a.obj.ptr()) == Py_TYPE(b.obj.ptr()) &&
                         std::string(py::repr(a.obj)) == std::string(py::repr(b.obj)));
             case cval::kind::tuple:
-                if (a.items.size() != b.items.size())
+                // Two lists are two objects, whatever their items.
+                if (a.items.size() != b.items.size() || a.list != b.list)
                 {
                     return false;
                 }
@@ -204,6 +205,10 @@ namespace specula::engine::converter
         if (same_value(a, b))
         {
             return a;
+        }
+        if (a.k == cval::kind::tuple && b.k == cval::kind::tuple && a.list != b.list)
+        {
+            fail(what + " bound to different lists by an if on array data", node);
         }
         if (a.k == cval::kind::tuple && b.k == cval::kind::tuple &&
             a.items.size() == b.items.size() &&
@@ -401,6 +406,7 @@ namespace specula::engine::converter
         cval seq;
         std::vector<cval> items = iteration_items(clause.attr("iter"), seq);
         std::map<std::string, cval> enclosing = m_locals;
+        ++m_comprehension_depth; // the enclosing locals come back below (code_lists.cpp)
         std::set<std::string> declared;
         std::swap(m_declared_globals, declared); // the target never names a global
         cval out;
@@ -433,9 +439,10 @@ namespace specula::engine::converter
         }
         std::swap(m_declared_globals, declared);
         m_locals = std::move(enclosing);
+        --m_comprehension_depth;
         if (!generator)
         {
-            out.obj = py::str("list"); // as a list literal: an argument, not a value
+            return new_code_list(out); // code_lists.cpp
         }
         return out;
     }

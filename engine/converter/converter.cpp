@@ -468,11 +468,10 @@ namespace specula::engine::converter
             p.index = v.src;
             return p;
         case cval::kind::tuple:
-            if (v.obj && PyUnicode_Check(v.obj.ptr()))
+            if (v.list >= 0)
             {
-                // A list literal or comprehension: Python would hand out a
-                // list (a new, mutable object), not a tuple.
-                fail("a list built by the code used as a value", node);
+                // A list literal or comprehension: a new list (code_lists.cpp).
+                return code_list_plan(v, node, identity_visible);
             }
             p.k = value_plan::kind::tuple;
             for (const cval& item : v.items)
@@ -568,6 +567,7 @@ namespace specula::engine::converter
             m_result.obj = py::none();
         }
         m_spec->result = plan_of(m_result, py::handle());
+        fill_code_lists(); // lists that reached Python, with their final items
         std::vector<std::pair<int, int>> slots(m_output_of_array.begin(), m_output_of_array.end());
         std::sort(slots.begin(), slots.end(), [](auto a, auto b) { return a.second < b.second; });
         for (const auto& [arr, slot] : slots)

@@ -73,7 +73,21 @@ namespace specula::engine::converter
         int src = -1;
         int arr = -1;
         int dict = -1;
+        // tuple kind with obj "list": the list the code built, lists[list]
+        // (code_lists.cpp); -1 for a tuple
+        int list = -1;
         std::vector<cval> items;
+    };
+
+    // A list the converted code builds (code_lists.cpp): its items as they
+    // are now (values hold copies, updated on every append).
+    struct code_list
+    {
+        std::vector<cval> items;
+        size_t depth = 0;         // m_inlined.size() where it was built
+        bool planned = false;     // reaches Python: its plan is filled at finish
+        bool lazily_read = false; // by zip/enumerate/reversed: no append after
+        py::object where;         // the node where it reached Python
     };
 
     // A dict the converted code builds (containers.cpp): constant keys in
@@ -625,6 +639,14 @@ namespace specula::engine::converter
         bool written_item(const cval& container, const py::object& key, const int_expr_ptr& index,
                           py::handle node, cval& out);
 
+        // code_lists.cpp: lists the converted code builds ([h], comprehensions)
+        cval new_code_list(cval items);
+        bool is_code_list(const cval& v) const;
+        cval append_to_code_list(const cval& list, const call_args& args, py::handle node);
+        value_plan code_list_plan(const cval& v, py::handle node, bool identity_visible);
+        void fill_list_plans(value_plan& p);
+        void fill_code_lists();
+
         // containers.cpp
         cval visit_dict(py::handle node);
         cval dict_get(const cval& d, const cval& key, py::handle node);
@@ -694,6 +716,15 @@ namespace specula::engine::converter
         std::map<std::int64_t, int> m_symbol_of_size;
         std::map<ir::value_id, bool> m_input_contiguous; // graph input -> C_CONTIGUOUS
         std::map<ir::value_id, layout> m_layouts;        // memo of layout_of()
+
+        // code_lists.cpp
+        std::vector<code_list> m_lists;
+        std::set<int> m_lazily_read_sources;  // lists read by zip/enumerate/reversed
+        int m_comprehension_depth = 0;        // inside a comprehension's element or filter
+        PyObject* m_statement_call = nullptr; // the call an expression statement makes
+        // Per `for` over a sequence being unrolled, how many lists existed
+        // when it started (its remaining items are copies).
+        std::vector<size_t> m_sequence_loops;
 
         std::unique_ptr<tree_state> m_tree; // set while converting a recursion over a tree
         // Recursions called by the converted function (tree_calls.cpp): the

@@ -134,7 +134,7 @@ namespace specula::engine::converter
             }
             if (kind == "List")
             {
-                t.obj = py::str("list"); // a list literal: fine as an argument, not as a value
+                return new_code_list(t); // code_lists.cpp
             }
             return t;
         }
@@ -735,12 +735,18 @@ namespace specula::engine::converter
             {
                 return dict_method(self, name, visit_args(node), node);
             }
+            if (is_code_list(self) && name == "append")
+            {
+                return append_to_code_list(self, visit_args(node), node);
+            }
             if (self.k == cval::kind::object && PyList_CheckExact(self.obj.ptr()) &&
                 name == "append")
             {
                 call_args args = visit_args(node);
                 if (args.positional.size() != 1 || !args.keywords.empty())
                     fail("list.append with these arguments", node);
+                if (m_lazily_read_sources.count(self.src))
+                    fail("list.append to a list zip/enumerate/reversed read", node);
                 effect_plan e;
                 e.k = effect_plan::kind::list_append;
                 e.target = self.src;

@@ -43,6 +43,10 @@ namespace specula::engine::converter
         PyObject* c = container.obj.ptr();
         const bool is_list = PyList_CheckExact(c);
         int_expr_ptr index = int_expr_of(key);
+        if (is_list && m_lazily_read_sources.count(container.src))
+        {
+            fail("list item assignment to a list zip/enumerate/reversed read", target);
+        }
         if (key.k != cval::kind::constant && !index)
         {
             fail("container item assignment with a computed key", target);

@@ -346,7 +346,12 @@ namespace specula::engine::converter
         {
             return; // docstrings
         }
+        // `hs.append(h)` as a statement of its own (code_lists.cpp); an
+        // inlined callee's statements set their own.
+        PyObject* enclosing = m_statement_call;
+        m_statement_call = value.ptr();
         visit_expr(value);
+        m_statement_call = enclosing;
     }
 
     void converter::visit_print(const call_args& args, py::handle node)
@@ -523,6 +528,7 @@ namespace specula::engine::converter
         const size_t effects_before = m_spec->effects.size();
         cval seq;
         std::vector<cval> items;
+        bool over_sequence = false;
         py::handle iter = node.attr("iter");
         if (is_range_call(iter))
         {
@@ -538,6 +544,8 @@ namespace specula::engine::converter
         else
         {
             items = iteration_items(iter, seq);
+            m_sequence_loops.push_back(m_lists.size()); // code_lists.cpp
+            over_sequence = true;
         }
         const dict_entry dict_before =
             seq.k == cval::kind::dict ? m_dicts[static_cast<size_t>(seq.dict)] : dict_entry{};
@@ -555,6 +563,10 @@ namespace specula::engine::converter
             {
                 break;
             }
+        }
+        if (over_sequence)
+        {
+            m_sequence_loops.pop_back();
         }
         if (seq.k == cval::kind::dict && dict_changed(dict_before, seq.dict))
         {

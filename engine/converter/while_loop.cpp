@@ -127,6 +127,7 @@ namespace specula::engine::converter
         const auto locals = m_locals;
         const auto arrays = m_arrays;
         const auto dicts = m_dicts;
+        const auto lists = m_lists;
         const auto heap_writes = m_heap_writes;
         const auto written = m_written_sources;
         const auto setattr = m_setattr_sources;
@@ -153,6 +154,7 @@ namespace specula::engine::converter
         m_locals = locals;
         m_arrays = arrays;
         m_dicts = dicts;
+        m_lists = lists;
         m_heap_writes = heap_writes;
         m_written_sources = written;
         m_setattr_sources = setattr;
