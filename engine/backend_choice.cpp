@@ -74,21 +74,6 @@ namespace specula::engine
             }
         }
 
-        // A transcendental of one element: the CPU backend hands NumPy's loop a
-        // zero step for a one-element operand, and NumPy's SIMD loops (log) take
-        // their scalar path for it, which differs in the last bit from NumPy's
-        // own call on a NumPy scalar (np.log(p[3, 0])). Refused until the CPU
-        // backend passes a unit step there.
-        bool one_element_transcendental(const ir::graph& g, const ir::node& n)
-        {
-            if (!ir::has(n.code, ir::prop::ELEMENTWISE) || !needs_numpy_kernel(g, n))
-            {
-                return false;
-            }
-            auto count = g.type_of(n.outputs[0]).dims.num_elements();
-            return count && *count == 1;
-        }
-
         std::string describe(const ir::graph& g, const ir::node& n)
         {
             std::string s(ir::mnemonic(n.code));
@@ -128,13 +113,6 @@ namespace specula::engine
         {
             for (const backends::compiled_node& cn : region)
             {
-                if (cn.p_node != nullptr && one_element_transcendental(*main.p_graph, *cn.p_node))
-                {
-                    refused =
-                        describe(*main.p_graph, *cn.p_node) +
-                        " of one element (the CPU backend's loop call differs from NumPy's there)";
-                    return exe;
-                }
                 if (cn.p_node != nullptr && needs_numpy_kernel(*main.p_graph, *cn.p_node) &&
                     cn.m_backend != "cpu")
                 {

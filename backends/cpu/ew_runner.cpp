@@ -173,7 +173,11 @@ namespace specula::backends::cpu
             // layout) skip them: this runs once per op of a graph.
             if (b.size() == 1)
             {
-                op.step = 0;
+                // A broadcast scalar steps 0; for a one-element result NumPy
+                // calls its loop with unit steps (np.log(p[3, 0])), and its
+                // SIMD loops take another path for step 0 (the last bit of
+                // log differs).
+                op.step = n == 1 ? static_cast<std::intptr_t>(b.itemsize()) : 0;
             }
             else if (b.shape() == shape && b.is_contiguous())
             {
