@@ -8,9 +8,9 @@
 // m_lists), and is refused where a copy is out of reach: a list built in
 // another function than the one that appends (an inlined callee's caller
 // holds its own locals), an append inside a comprehension, inside a `for`
-// over a sequence (its remaining items are copies taken when the loop
-// started), or inside an expression (the other operands already hold
-// copies).
+// over a sequence that is or holds the list (its remaining items are copies
+// taken when the loop started), or inside an expression (the other operands
+// already hold copies).
 //
 // A list that reaches Python (a global, a rebound local of a loop in a
 // function, a return value, an item appended to a list source) is one new
@@ -94,10 +94,19 @@ namespace specula::engine::converter
             // they were before it.
             fail("list.append inside a comprehension", node);
         }
-        if (!m_sequence_loops.empty() && static_cast<size_t>(list.list) < m_sequence_loops.back())
+        for (const auto& [iterated, items] : m_sequence_loops)
         {
-            fail("list.append inside a for over a sequence, to a list built before that loop",
-                 node);
+            bool held = iterated == list.list;
+            for (const cval& v : *items)
+            {
+                held = held || contains_list(v, list.list);
+            }
+            if (held)
+            {
+                // Python's loop reads the list (or the items holding it) as
+                // it goes; the unrolled loop took copies when it started.
+                fail("list.append inside a for over a sequence holding that list", node);
+            }
         }
         if (entry.lazily_read)
         {

@@ -722,9 +722,10 @@ namespace specula::engine::converter
         std::set<int> m_lazily_read_sources;  // lists read by zip/enumerate/reversed
         int m_comprehension_depth = 0;        // inside a comprehension's element or filter
         PyObject* m_statement_call = nullptr; // the call an expression statement makes
-        // Per `for` over a sequence being unrolled, how many lists existed
-        // when it started (its remaining items are copies).
-        std::vector<size_t> m_sequence_loops;
+        // The `for` loops over a sequence being unrolled: the items they
+        // took when they started (copies) and the list they iterate, if the
+        // code built it.
+        std::vector<std::pair<int, const std::vector<cval>*>> m_sequence_loops;
 
         std::unique_ptr<tree_state> m_tree; // set while converting a recursion over a tree
         // Recursions called by the converted function (tree_calls.cpp): the

@@ -544,8 +544,11 @@ namespace specula::engine::converter
         else
         {
             items = iteration_items(iter, seq);
-            m_sequence_loops.push_back(m_lists.size()); // code_lists.cpp
             over_sequence = true;
+        }
+        if (over_sequence)
+        {
+            m_sequence_loops.emplace_back(seq.list, &items); // code_lists.cpp
         }
         const dict_entry dict_before =
             seq.k == cval::kind::dict ? m_dicts[static_cast<size_t>(seq.dict)] : dict_entry{};

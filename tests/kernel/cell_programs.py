@@ -149,7 +149,7 @@ PROGRAMS = [
         "    parts = [scale(q, f) for f in (0.5, 0.25)]\n"
         "    q = parts[0] + parts[1] + 0.1\n"
         "q, m",
-    ], graphs=False, compiled_functions=["scale"]),
+    ]),  # the comprehension is a list the loop's graph builds, `scale` inlined in it
     cell_program("called_function_rebound_between_cells", [
         SETUP + "def step(w, g):\n    return w - 0.1 * g\nw = np.ones(5)",
         "for it in range(8):\n"
@@ -350,5 +350,29 @@ PROGRAMS = [
         "    if i == 11:\n"
         "        raise RuntimeError('stop at ' + str(i))",
         "log, d, w, i",
+    ]),
+    # Lists built in each iteration of a cell loop (min-char-rnn's
+    # `hs, ps = [h], []`), appended to in an unrolled time loop, read back by
+    # index, and bound to globals: the committed lists are one object each
+    # (`last is hs`), holding the very arrays the names hold (`pair[0] is
+    # pair[1]`, `hs[-1] is h`).
+    cell_program("lists_built_and_appended_in_a_cell_loop", [
+        SETUP + "W = rng.standard_normal((3, 3)) * 0.5\n"
+        "xs = [rng.standard_normal(3) for _ in range(40)]\nh = np.zeros(3)\nlog = []",
+        "for it in range(12):\n"
+        "    hs, ps = [h], []\n"
+        "    for t in range(3):\n"
+        "        h = np.tanh(W @ hs[t] + xs[3 * it + t])\n"
+        "        hs.append(h); ps.append(h * 0.5)\n"
+        "    g = [np.zeros_like(W), np.zeros(3)]\n"
+        "    for t in reversed(range(3)):\n"
+        "        g[0] += np.outer(ps[t], hs[t])\n"
+        "        g[1] += hs[t + 1]\n"
+        "    W = W - 0.01 * g[0]\n"
+        "    log.append(len(hs))\n"
+        "    last = hs\n"
+        "    pair = [h, h]\n"
+        "print(len(log), last is hs, pair[0] is pair[1], hs[-1] is h, pair[0] is h)",
+        "hs, ps, g, W, log, last, pair",
     ]),
 ]

@@ -204,4 +204,36 @@ PROGRAMS = [
         "    return loss, type(loss).__name__, seen\n"
         "nll(25)",
     ]),
+    # The demo RNN's training loop in small: per iteration, lists built by
+    # the code (`hs, ps = [h], []`, a comprehension of gradients) appended to
+    # in an unrolled time loop, read back by index, zipped with list
+    # arguments, rebound as the function's locals after the iteration; a
+    # counter branch resets the position.
+    cell_program("lists_built_and_appended_in_a_function_loop", [
+        SETUP + "params = [rng.standard_normal((3, 3)) * 0.5, np.zeros(3)]\n"
+        "xs = [rng.standard_normal(3) for _ in range(9)]",
+        "def train(iterations):\n"
+        "    h, pos, losses = np.zeros(3), 0, []\n"
+        "    for it in range(iterations):\n"
+        "        if pos + 4 >= len(xs):\n"
+        "            h, pos = np.zeros(3), 0\n"
+        "        W, b = params\n"
+        "        hs, ps, loss = [h], [], 0.0\n"
+        "        for t in range(3):\n"
+        "            h = np.tanh(W @ hs[t] + xs[pos + t] + b)\n"
+        "            hs.append(h); ps.append(h * 0.5)\n"
+        "            loss -= np.log(1.5 + h[0])\n"
+        "        grads = [np.zeros_like(w) for w in params]\n"
+        "        for t in reversed(range(3)):\n"
+        "            grads[0] += np.outer(ps[t], hs[t])\n"
+        "            grads[1] += hs[t + 1]\n"
+        "        for w, g in zip(params, grads):\n"
+        "            w -= 0.01 * g\n"
+        "        losses.append(loss)\n"
+        "        pos += 3\n"
+        "    return losses, hs, ps, grads, h, pos, hs[-1] is h\n"
+        "out = train(12)\n"
+        "out[0], out[5], out[6], type(out[1]).__name__",
+        "out[1], out[2], out[3], params",
+    ]),
 ]

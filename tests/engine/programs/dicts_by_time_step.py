@@ -1,9 +1,8 @@
 # min-char-rnn style: the forward and backward passes kept in local dicts keyed by
 # unrolled time steps, token ids from lists of Python ints that differ on every
 # call (int64 graph inputs used as dynamic indices), gradients clipped in place.
-# (The log is taken of the whole column: a log of one element read from an array
-# differs from NumPy in the last bit on the CPU backend today, see the engine
-# README's open problems.)
+# (The log is taken of the whole column; one_element_transcendentals.py takes it
+# of single elements.)
 # expect: compiled step
 import numpy as np
 from _probe import snapshot, call
