@@ -81,7 +81,10 @@ namespace specula::engine
         {
             o.dim_varies.assign(dims.size(), false);
         }
-        if (o.value_varies && o.is_int && !o.pinned && !path.empty() && path.back() == ']')
+        // Globals are paths "G[name]" but not items of one container: a
+        // changing loop counter must not relax every other global.
+        if (o.value_varies && o.is_int && !o.pinned && !path.empty() && path.back() == ']' &&
+            path.rfind("G[", 0) != 0)
         {
             m_varying_items.insert(path.substr(0, path.rfind('[')));
         }

@@ -151,6 +151,28 @@ def test_engine_on_equals_engine_off(kernels, program):
         assert final == off_final, f"{mode}: final globals differ from the engine off"
 
 
+@pytest.mark.parametrize("mode", ["thr0", "default"])
+def test_a_changing_counter_leaves_other_globals_specialised(kernels, mode):
+    """The loop counter changes every iteration; the float global next to it
+    does not, so it stays a constant and the float32 update (whose dtype a
+    run-time Python float would make value-dependent) compiles once, not
+    once per minibatch. Results are compared with the engine off elsewhere."""
+    km, kc = kernels[mode]
+    execute(kc, "%reset -f", store_history=False)
+    reply, _ = execute(kc, "import numpy as np\nlr = 0.05\nW = np.ones((4, 3), np.float32)\n"
+                           "X = np.linspace(-1, 1, 160, dtype=np.float32).reshape(40, 4)")
+    assert reply["status"] == "ok", reply
+    reply, messages = execute(kc, "print(get_ipython().execution_count)\n"
+                                  "for k in range(8):\n"
+                                  "    xb = X[k * 5:(k + 1) * 5]\n"
+                                  "    W -= lr * (xb.T @ (xb @ W))")
+    assert reply["status"] == "ok", reply
+    count = int(_stdout(messages))
+    rows = [r for r in _report(kc) if r["kind"] == "loop" and r["name"] == f"In [{count}], line 2"]
+    assert len(rows) == 1, rows
+    assert rows[0]["compiles"] == 1 and rows[0]["graph_runs"] >= 3, rows[0]
+
+
 def test_report_rows_for_loops(kernels):
     km, kc = kernels["thr0"]
     execute(kc, "%reset -f", store_history=False)
