@@ -8,6 +8,7 @@
 #include "backends/strided_copy.hpp"
 #include "backends/walker.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace specula::backends::walk
@@ -106,6 +107,17 @@ namespace specula::backends::walk
             }
         }
         const std::size_t skip = attr.has_condition ? 1 : 0;
+        // A trip that hands one carried argument on as another's result
+        // (`a, b = b, a` in the body) needs a parallel assignment: the
+        // results are read before any argument is overwritten.
+        bool passes_args = false;
+        for (std::size_t i = 0; i < carried; ++i)
+        {
+            const ir::value_id r = body.results[i + skip];
+            passes_args = passes_args ||
+                          std::find(body.args.begin() + 1, body.args.end(), r) != body.args.end();
+        }
+        std::vector<buffer> next_args(passes_args ? carried : 0);
         for (std::int64_t it = 0;; ++it)
         {
             if (status st = check_carried(f, cn, body); !st)
@@ -132,6 +144,18 @@ namespace specula::backends::walk
             if (attr.has_condition)
             {
                 cond = values[body.results[0]].element_as_int(0) != 0;
+            }
+            if (passes_args)
+            {
+                for (std::size_t i = 0; i < carried; ++i)
+                {
+                    next_args[i] = values[body.results[i + skip]];
+                }
+                for (std::size_t i = 0; i < carried; ++i)
+                {
+                    values[body.args[i + 1]] = std::move(next_args[i]);
+                }
+                continue;
             }
             for (std::size_t i = 0; i < carried; ++i)
             {

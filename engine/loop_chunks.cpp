@@ -180,7 +180,9 @@ namespace specula::engine
                 py::module_::import("specula.cell_loops")
                     .attr("resolve_counter_tests")(rec.cell_body, rec.chunk.target, sides);
             converter::converter conv(view, rec.prof, core.whitelist_table(), core.settings());
-            std::shared_ptr<specialisation> spec = conv.convert_loop_chunk(body, scope, diagnostic);
+            std::int64_t period = 1;
+            std::shared_ptr<specialisation> spec =
+                conv.convert_loop_chunk(body, scope, diagnostic, period);
             if (!spec)
             {
                 if (core.settings().dump.exits)
@@ -193,6 +195,7 @@ namespace specula::engine
             }
             spec->globals = py::reinterpret_borrow<py::object>(view.globals);
             rec.chunk.spec = spec;
+            rec.chunk.period = period;
             if (!check_guards(*spec, view, values, owned, failure))
             {
                 return nullptr;
@@ -380,6 +383,7 @@ namespace specula::engine
             {
                 rec.chunk.sides = sides;
             }
+            k -= k % rec.chunk.period;
             if (k < 2 || !in_counter_range(value) || !in_counter_range(value + (k - 1) * cur.step))
             {
                 return chunk_exit::not_run;
@@ -402,8 +406,10 @@ namespace specula::engine
             const auto started = clock::now();
             std::vector<PyObject*> values;
             std::shared_ptr<specialisation> spec = chunk_graph(rec, view, values, owned);
-            if (!spec)
+            if (!spec || k % rec.chunk.period != 0)
             {
+                // (A graph built just now may need another size: the next
+                // entry picks one.)
                 return chunk_exit::not_run;
             }
             PyObject* raw = nullptr;

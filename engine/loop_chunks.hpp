@@ -30,6 +30,9 @@ namespace specula::engine
     {
         std::string target; // the `for` loop's target name ("" : no chunks)
         std::shared_ptr<specialisation> spec;
+        // A chunk's size is a multiple of this (names trading arrays:
+        // converter/chunk_swaps.cpp).
+        std::int64_t period = 1;
         std::int64_t chunks = 0;     // chunk runs committed
         std::int64_t iterations = 0; // iterations they ran
         std::int64_t failures = 0;   // chunk runs that failed (replayed)

@@ -1,5 +1,7 @@
 #include "engine/loop_region.hpp"
 
+#include <algorithm>
+
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -82,6 +84,17 @@ namespace specula::engine
                 // CPython's compiler decided each name's scope: the function's
                 // fast locals are read from the frame, the rest are globals.
                 rec->function_loop = true;
+                // The target is read from the frame too (where a chunk
+                // starts), also when the body does not mention it.
+                for (py::handle name : d[6])
+                {
+                    const std::string target = py::str(name);
+                    if (std::find(rec->cell_names.begin(), rec->cell_names.end(), target) ==
+                        rec->cell_names.end())
+                    {
+                        rec->cell_names.push_back(target);
+                    }
+                }
                 rec->loop_names = rec->cell_names;
                 loop_names split =
                     split_loop_names(reinterpret_cast<PyCodeObject*>(code.ptr()), rec->cell_names);

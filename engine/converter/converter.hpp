@@ -364,9 +364,13 @@ namespace specula::engine::converter
         // loop_chunk.cpp: the next iterations of a stable loop as one IR LOOP;
         // the frame view's `locals` end with the chunk's start, trip count
         // and step. The result is False (cell loops) or, in a function,
-        // (False, names of the locals rebound, their values...).
-        std::shared_ptr<specialisation>
-        convert_loop_chunk(py::handle body, const loop_chunk_scope& scope, std::string& diagnostic);
+        // (False, names of the locals rebound, their values...). `period`:
+        // the chunk's size must be a multiple of it (names trading arrays,
+        // chunk_swaps.cpp).
+        std::shared_ptr<specialisation> convert_loop_chunk(py::handle body,
+                                                           const loop_chunk_scope& scope,
+                                                           std::string& diagnostic,
+                                                           std::int64_t& period);
 
         // The specialisation as far as conversion got (its guards describe the
         // situation a failure depends on).
@@ -490,11 +494,14 @@ namespace specula::engine::converter
                              const std::function<void(py::handle statements)>& body);
 
         // loop_chunk.cpp
-        void build_loop_chunk(py::handle body, const loop_chunk_scope& scope);
+        void build_loop_chunk(py::handle body, const loop_chunk_scope& scope, std::int64_t& period);
         cval chunk_initial(const std::string& name, const loop_chunk_scope& scope, py::handle node,
                            bool& carried);
         cval chunk_parameter(int index, const char* path, bool relaxed);
         void chunk_trip(const py::list& statements, const carried_loop& loop);
+        // chunk_swaps.cpp: names trading arrays; the permutation's order
+        std::int64_t chunk_swaps(carried_loop& loop, std::vector<ir::value_id>& results,
+                                 const std::function<py::handle(const std::string&)>& at);
         void finish_loop_chunk(const loop_chunk_scope& scope,
                                const std::vector<carried_slot>& slots,
                                const std::vector<bool>& rebound,

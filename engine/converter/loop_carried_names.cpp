@@ -68,6 +68,12 @@ namespace specula::engine::converter
                 s.init = scalar_constant(v, ir::dtype::int64, node);
                 return s;
             }
+            if (loop.python_ints && PyLong_CheckExact(o))
+            {
+                PyErr_Clear();
+                fail("Python int " + name + " outside [-2**31, 2**31) carried by " + loop.what,
+                     node);
+            }
         }
         if (v.k != cval::kind::array)
         {

@@ -109,17 +109,20 @@ namespace specula::engine::converter
 
     std::shared_ptr<specialisation> converter::convert_loop_chunk(py::handle body,
                                                                   const loop_chunk_scope& scope,
-                                                                  std::string& diagnostic)
+                                                                  std::string& diagnostic,
+                                                                  std::int64_t& period)
     {
+        period = 1;
         m_spec = std::make_shared<specialisation>();
         m_spec->module = std::make_unique<ir::module>();
         p_graph = &m_spec->module->add_graph("main");
         m_builder = std::make_unique<ir::builder>(*p_graph);
         m_first_line = 1; // the loop's AST carries the cell's own line numbers
-        return guarded([&] { build_loop_chunk(body, scope); }, diagnostic);
+        return guarded([&] { build_loop_chunk(body, scope, period); }, diagnostic);
     }
 
-    void converter::build_loop_chunk(py::handle body, const loop_chunk_scope& scope)
+    void converter::build_loop_chunk(py::handle body, const loop_chunk_scope& scope,
+                                     std::int64_t& period)
     {
         py::list statements = py::reinterpret_borrow<py::list>(body);
         py::handle first = py::len(statements) > 0 ? statements[0] : py::handle();
@@ -172,6 +175,7 @@ namespace specula::engine::converter
         // written, refused below) as the iteration converter does.
         carried_loop loop;
         loop.what = "a loop run in chunks";
+        loop.python_ints = true;
         loop.known_layouts = true;
         std::vector<std::string> globals = scope.in_function ? scope.globals : scope.names;
         for (const std::string& name : scope.names)
@@ -215,11 +219,19 @@ namespace specula::engine::converter
             m_locals[scope.target] = index;
             bind_carried_args(loop, region);
             chunk_trip(statements, loop);
-            std::vector<ir::value_id> results;
-            for (carried_slot& s : loop.slots)
+            auto at = [&](const std::string& name) { return binding_statement(statements, name); };
+            std::vector<ir::value_id> results(loop.slots.size(), ir::no_id);
+            period = chunk_swaps(loop, results, at);
+            for (size_t k = 0; k < loop.slots.size(); ++k)
             {
-                rebound.push_back(m_locals.at(s.name).arr != s.fresh);
-                results.push_back(carried_result(loop, s, binding_statement(statements, s.name)));
+                carried_slot& s = loop.slots[k];
+                // A name trading arrays reaches its own object again after
+                // the chunk: not rebound.
+                rebound.push_back(results[k] == ir::no_id && m_locals.at(s.name).arr != s.fresh);
+                if (results[k] == ir::no_id)
+                {
+                    results[k] = carried_result(loop, s, at(s.name));
+                }
             }
             m_builder->set_results(region, results);
         }

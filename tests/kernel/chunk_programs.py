@@ -149,4 +149,104 @@ PROGRAMS = [
         "    m = m * 0.5 + u\n"
         "print(m)",
     ], chunks=False),
+    chunk_program("swapped_buffers_of_a_stencil", [
+        # W5's two buffers, the update written in the cell: the names trade
+        # arrays every iteration; chunks run an even number of iterations.
+        SETUP + "alpha = 0.2\nu = np.zeros((32, 32))\nu[0, :] = 1.0\nu[8:16, 8:16] = 0.5\n"
+        "u_new = u.copy()\nA, B = u, u_new",
+        "for s in range(101):\n"
+        "    u_new[1:-1, 1:-1] = u[1:-1, 1:-1] + alpha * (\n"
+        "        u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4 * u[1:-1, 1:-1])\n"
+        "    u, u_new = u_new, u\n"
+        "print(s, u is A, u is B, u_new is A, u_new is B, u.sum(), u_new.sum())",
+        # Run again from the other parity, with a counter if on the way.
+        "for s in range(3, 80):\n"
+        "    u_new[1:-1, 1:-1] = u[1:-1, 1:-1] + alpha * (\n"
+        "        u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4 * u[1:-1, 1:-1])\n"
+        "    u, u_new = u_new, u\n"
+        "    if s == 41:\n"
+        "        print('at', s, u.sum())\n"
+        "print(s, u is A, u_new is A, u.tobytes() == A.tobytes(), B.sum())",
+        # Three names in a cycle, one array updated in place each iteration.
+        "p = np.zeros(4)\nq = np.ones(4)\nr = np.full(4, 2.0)\nP, Q, R = p, q, r\n"
+        "for t in range(50):\n"
+        "    p += t * 0.5\n"
+        "    p, q, r = q, r, p\n"
+        "print(t, p, q, r, p is P, q is P, r is P)",
+    ]),
+    chunk_program("swapped_buffers_in_a_function", [
+        SETUP,
+        "def heat(n):\n"
+        "    u = np.linspace(0.0, 1.0, 64) ** 2\n"
+        "    v = u.copy()\n"
+        "    first = u\n"
+        "    try:\n"
+        "        for k in range(n):\n"
+        "            v[1:-1] = 0.5 * (u[:-2] + u[2:])\n"
+        "            u, v = v, u\n"
+        "    finally:\n"
+        "        pass\n"
+        "    return u.sum(), v.sum(), u is first, k\n"
+        "print(heat(77))\n"
+        "print(heat(120))",
+    ]),
+    chunk_program("swapped_names_on_one_array", [
+        # Both names on one array: NumPy reads what it writes; never a chunk
+        # (the in-place writes are guarded against overlapping reads).
+        SETUP + "g = np.linspace(0.0, 1.0, 40)\ng2 = g",
+        "for s in range(60):\n"
+        "    g2[1:-1] = 0.5 * (g[:-2] + g[2:])\n"
+        "    g, g2 = g2, g\n"
+        "print(s, g is g2, g.sum())",
+    ], chunks=False),
+    chunk_program("python_int_accumulators", [
+        SETUP + "count = 0\ntotal = 0\nflag = False\nacc = np.zeros(3)",
+        "for i in range(300):\n"
+        "    acc = acc + 1.0\n"
+        "    count += 1\n"
+        "    total += i * 3 - 7\n"
+        "    flag = i > 100\n"
+        "print(i, count, total, flag, acc, type(count), type(total))",
+        # An accumulator crossing 2**31 inside a chunk: that chunk fails, its
+        # iterations replay one by one and CPython goes on past the range.
+        "big = 2**31 - 500\nw = np.zeros(2)\n"
+        "for i in range(2000):\n"
+        "    w = w + 0.5\n"
+        "    big += 1\n"
+        "print(i, big, w)",
+        # Near 2**63 and beyond: Python ints never wrap.
+        "huge = 2**63 - 100\nh = np.zeros(2)\n"
+        "for i in range(400):\n"
+        "    h = h + 0.5\n"
+        "    huge += 1\n"
+        "print(i, huge, h, type(huge))",
+        "grow = 1\nz = np.zeros(2)\n"
+        "for i in range(80):\n"
+        "    z = z + 1.0\n"
+        "    grow = grow * 3 + i\n"
+        "print(i, grow, z)",
+        "neg = -(2**31) + 300\n"
+        "for i in range(1000):\n"
+        "    z = z - 1.0\n"
+        "    neg -= 1\n"
+        "print(i, neg, z)",
+    ]),
+    chunk_program("python_int_accumulator_in_a_function", [
+        SETUP,
+        "def tally(n, start):\n"
+        "    c = start\n"
+        "    s = 0.0\n"
+        "    v = np.zeros(3)\n"
+        "    try:\n"
+        "        for q in range(n):\n"
+        "            v = v + 1.0\n"
+        "            c += 2\n"
+        "            s = s + 0.5\n"
+        "    finally:\n"
+        "        pass\n"
+        "    return c, s, v, q\n"
+        "print(tally(300, 0))\n"
+        "print(tally(900, 2**31 - 1000))\n"
+        "print(tally(200, 2**63 - 10))",
+    ]),
 ]

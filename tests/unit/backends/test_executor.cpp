@@ -80,6 +80,35 @@ namespace
         EXPECT_EQ(doubles(none.outputs[0]), (std::vector<double>{0, 0, 0, 0}));
     }
 
+    TEST(executor, loop_hands_carried_values_on_in_parallel)
+    {
+        // `a, b = b + 1, a` per trip: the second result is the first
+        // argument, read before that argument takes its new value.
+        ir::module m;
+        ir::graph& g = m.add_graph("main");
+        ir::builder b(g);
+        auto a0 = b.input(f64_vec4, "a");
+        auto b0 = b.input(f64_vec4, "b");
+        auto trip = b.input(i64_scalar, "n");
+        auto one = b.constant(ir::scalar::of_float(dtype::float64, 1.0));
+        auto body = b.new_region({i64_scalar, f64_vec4, f64_vec4});
+        {
+            ir::builder::insertion_guard guard(b);
+            b.set_insertion_end(body);
+            b.set_results(body, {b.binary(op::ADD, b.arg(body, 2), one), b.arg(body, 1)});
+        }
+        auto outs = b.loop(ir::loop_attr{true, false}, trip, ir::no_id, {a0, b0}, body);
+        b.output(outs[0], "a");
+        b.output(outs[1], "b");
+        ASSERT_TRUE(b.ok()) << b.state().message();
+        auto r =
+            compile_and_run(g, {f64({4}, {1, 2, 3, 4}), f64({4}, {10, 20, 30, 40}), i64({}, {3})});
+        ASSERT_TRUE(r.state) << r.state.to_string();
+        // (a, b): (1, 10) -> (11, 1) -> (2, 11) -> (12, 2)
+        EXPECT_EQ(doubles(r.outputs[0]), (std::vector<double>{12, 22, 32, 42}));
+        EXPECT_EQ(doubles(r.outputs[1]), (std::vector<double>{2, 3, 4, 5}));
+    }
+
     TEST(executor, loop_with_condition)
     {
         ir::module m;
