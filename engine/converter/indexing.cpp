@@ -136,8 +136,8 @@ namespace specula::engine::converter
             }
             int overflow = 0;
             const std::int64_t at = PyLong_AsLongLongAndOverflow(c.obj.ptr(), &overflow);
-            if (overflow != 0 || axis >= dims.rank() || !dims[axis].is_static() || at < -dims[axis].size() ||
-                at >= dims[axis].size())
+            if (overflow != 0 || axis >= dims.rank() || !dims[axis].is_static() ||
+                at < -dims[axis].size() || at >= dims[axis].size())
             {
                 fail("array index out of range or on a symbolic dim", node);
             }

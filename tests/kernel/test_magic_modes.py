@@ -16,9 +16,10 @@ x32 = np.linspace(0, 1, 1000, dtype=np.float32)
 w32 = np.full(1000, 0.5, dtype=np.float32)
 x64 = x32.astype(np.float64)
 w64 = w32.astype(np.float64)
-for _ in range(20):
-    r32 = step32(x32, w32)
-    r64 = step64(x64, w64)
+# Comprehensions, not a for loop: a cell loop would inline both functions
+# into its own graph, and this file is about the functions' own regions.
+r32 = [step32(x32, w32) for _ in range(20)][-1]
+r64 = [step64(x64, w64) for _ in range(20)][-1]
 """
 
 
@@ -56,7 +57,8 @@ def test_exact_drops_only_float32_graphs_and_they_recompile(kernel):
     _, messages = execute(kc, "print(specula.numerics())")
     assert stdout_text(messages).strip() == "exact"
 
-    content, _ = execute(kc, "for _ in range(5):\n    a32 = step32(x32, w32)\n    a64 = step64(x64, w64)\n")
+    content, _ = execute(kc, "a32 = [step32(x32, w32) for _ in range(5)][-1]\n"
+                             "a64 = [step64(x64, w64) for _ in range(5)][-1]\n")
     assert content["status"] == "ok"
     after = report_rows(kc)
     # The float64 graph was kept: its runs continue without a recompile
