@@ -59,6 +59,23 @@ TEST(engine_cost, median_of_the_latest_calls)
     EXPECT_EQ(s.min_s(), 1.0);
 }
 
+TEST(engine_cost, a_graph_within_the_margin_goes_back_and_is_not_called_slower)
+{
+    config cfg;
+    auto held = compiled_region(cfg);
+    region& r = *held;
+    auto cost = std::make_shared<spec_cost>();
+    bool lost = false;
+    for (int calls = 0; !lost && calls < 20; ++calls)
+    {
+        lost = call(r, cost, 0.98e-3, 1.0e-3);
+    }
+    ASSERT_TRUE(lost);
+    EXPECT_EQ(cost->verdict, cost_verdict::cpython);
+    EXPECT_EQ(cost->reason,
+              "graph not 5 % faster than CPython (graph 0.98 ms vs CPython 1 ms per call)");
+}
+
 TEST(engine_cost, samples_alternate_with_graph_calls_then_judge)
 {
     config cfg;
