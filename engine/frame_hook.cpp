@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "backends/thread_signals.hpp"
 #include "engine/frame_hook.hpp"
 
 namespace specula::engine::frame_hook
@@ -66,6 +67,9 @@ namespace specula::engine::frame_hook
                 if (!m_thread.joinable())
                 {
                     m_stop = false;
+                    // The timer inherits this mask: no process signal may
+                    // land on it (backends/thread_signals.hpp).
+                    backends::async_signals_blocked quiet;
                     m_thread = std::thread([this] { loop(); });
                 }
                 m_wake.notify_all(); // the hook just parked: start counting a period

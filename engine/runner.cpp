@@ -337,11 +337,20 @@ namespace specula::engine
                 }
             }
         }
-        // Whether NumPy would act on the floating-point flags `raised`
-        // (warn, raise, call, log: anything but 'ignore' in np.geterr()).
-        // Cold: only asked when a run raised a flag. Errors answer true, so
-        // the call goes to CPython, which is always correct.
-        bool numpy_reports(int raised)
+        enum class fp_verdict
+        {
+            ignored,     // NumPy would say nothing: the run stands
+            reported,    // NumPy would warn, raise, call or log: CPython runs the call
+            interrupted, // KeyboardInterrupt raised while asking (exception set)
+        };
+
+        // What NumPy would do with the floating-point flags `raised` (anything
+        // but 'ignore' in np.geterr() acts). Cold: only asked when a run raised
+        // a flag. np.geterr is Python code, so the eval loop may run a pending
+        // signal's handler inside it: a KeyboardInterrupt is the user's and
+        // stays set; any other error answers `reported`, so CPython, which is
+        // always correct, runs the call.
+        fp_verdict numpy_reports(int raised)
         {
             static const std::pair<int, const char*> categories[] = {{FE_DIVBYZERO, "divide"},
                                                                      {FE_OVERFLOW, "over"},
@@ -355,15 +364,20 @@ namespace specula::engine
                     if ((raised & flag) != 0 &&
                         py::str(modes[name]).cast<std::string>() != "ignore")
                     {
-                        return true;
+                        return fp_verdict::reported;
                     }
                 }
-                return false;
+                return fp_verdict::ignored;
             }
-            catch (py::error_already_set&)
+            catch (py::error_already_set& e)
             {
+                if (e.matches(PyExc_KeyboardInterrupt))
+                {
+                    e.restore();
+                    return fp_verdict::interrupted;
+                }
                 PyErr_Clear();
-                return true;
+                return fp_verdict::reported;
             }
         }
         // A table of the tree walked by check_guards(), borrowed (the plan
@@ -478,12 +492,21 @@ namespace specula::engine
             return report;
         }
         int raised = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID);
-        if (raised != 0 && numpy_reports(raised))
+        if (raised != 0)
         {
+            const fp_verdict verdict = numpy_reports(raised);
             std::feclearexcept(FE_ALL_EXCEPT);
-            report.outcome = run_outcome::numpy_raises;
-            report.message = "a floating-point error NumPy reports (np.geterr)";
-            return report;
+            if (verdict == fp_verdict::interrupted)
+            {
+                report.outcome = run_outcome::interrupted;
+                return report;
+            }
+            if (verdict == fp_verdict::reported)
+            {
+                report.outcome = run_outcome::numpy_raises;
+                report.message = "a floating-point error NumPy reports (np.geterr)";
+                return report;
+            }
         }
         if (!rr.state)
         {

@@ -1,6 +1,7 @@
 #include "backends/cpu/thread_pool.hpp"
 
 #include "backends/cpu/threading.hpp"
+#include "backends/thread_signals.hpp"
 
 #include <algorithm>
 #include <cfenv>
@@ -11,6 +12,9 @@ namespace specula::backends::cpu
 {
     thread_pool::thread_pool(int lanes) : m_lanes(lanes < 1 ? 1 : lanes)
     {
+        // Lanes inherit this mask: no process signal may land on a lane
+        // (thread_signals.hpp).
+        async_signals_blocked quiet;
         for (int lane = 1; lane < m_lanes; ++lane)
         {
             m_threads.emplace_back([this, lane] { worker(lane); });
