@@ -166,6 +166,11 @@ namespace specula::engine::converter
         {
             return tree_method(self, name, node);
         }
+        if (name == "at" && self.k == cval::kind::object &&
+            m_whitelist.name_of(self.obj.ptr()) == "np.add")
+        {
+            return call_add_at(visit_args(node), node);
+        }
         if (self.k == cval::kind::object && generic_instance(self.obj.ptr()))
         {
             PyObject* in_type = _PyType_Lookup(Py_TYPE(self.obj.ptr()), py::str(name).ptr());

@@ -46,6 +46,7 @@ namespace specula::engine::converter
         int view_of = -1;       // entry this one is a NumPy view of
         bool escaped = false;   // stored, printed or returned: no in-place after this
         bool unwritten = false; // np.empty_like: no element may be read before a whole write
+        std::vector<bool> rows_written; // np.empty_like filled row by row (empty_rows.cpp)
         // py_int: the values the graph may hold, so int arithmetic provably
         // stays within int64 (Python ints never wrap).
         std::int64_t int_lo = 0;
@@ -672,6 +673,8 @@ namespace specula::engine::converter
         cval call_arange(const call_args& args, py::handle node);
         cval float_arange(const py::tuple& bounds, py::handle node);
         cval call_empty_like(const call_args& args, py::handle node);
+        void note_unwritten_write(int arr, const index_plan& plan, py::handle target);
+        cval call_add_at(const call_args& args, py::handle node);
 
         // scalar_math.cpp
         cval call_math(const std::string& name, const call_args& args, py::handle node);

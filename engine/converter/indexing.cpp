@@ -351,6 +351,14 @@ namespace specula::engine::converter
             m_layouts[out] =
                 plan.scalar_ints && layout_of(x) != layout::other ? layout::c_like : layout::other;
         }
+        else if (!plan.scalar_ints && !element &&
+                 type_of(out).dims.rank() > type_of(plan.flat).dims.rank())
+        {
+            // x[idx] with axes left after the indexed ones: NumPy allocates the
+            // result in C order whatever the order of idx or x (only without such
+            // a subspace does the result follow the index's memory order).
+            m_layouts[out] = layout::contiguous;
+        }
         // Python ints alone are basic indexing: NumPy gives a view of x.
         return new_array(out, element ? surface::np_scalar : surface::ndarray,
                          plan.scalar_ints && !element ? container.arr : -1);
@@ -363,16 +371,7 @@ namespace specula::engine::converter
         index_plan plan = plan_index(container, target.attr("slice"), target);
         if (m_arrays[static_cast<size_t>(container.arr)].unwritten)
         {
-            bool whole = plan.k == index_plan::kind::basic;
-            for (const ir::slice_item& it : plan.items)
-            {
-                whole = whole && it == ir::slice_item::all();
-            }
-            if (!whole)
-            {
-                fail("np.empty_like array written in part before being read", target);
-            }
-            m_arrays[static_cast<size_t>(container.arr)].unwritten = false;
+            note_unwritten_write(container.arr, plan, target);
         }
         ir::value_id v = value.k == cval::kind::array ? value_of(value, target)
                                                       : scalar_constant(value, base_t.elem, target);
