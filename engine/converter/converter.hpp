@@ -681,6 +681,9 @@ namespace specula::engine::converter
 
         // numpy_calls.cpp
         cval call_numpy(const std::string& name, const call_args& args, py::handle node);
+        // scalar_types.cpp
+        static bool is_scalar_type_call(const std::string& name);
+        cval call_scalar_type(const std::string& name, const call_args& args, py::handle node);
         // builtin_calls.cpp
         cval call_builtin(const std::string& name, const call_args& args, py::handle node);
         // numpy_calls.cpp

@@ -16,7 +16,7 @@ namespace specula::engine
         "amin",      "argmax",  "argmin",    "prod",     "zeros",       "ones",        "zeros_like",
         "ones_like", "full",    "copy",      "eye",      "concatenate", "stack",       "hstack",
         "vstack",    "reshape", "transpose", "arange",   "empty_like",  "any",         "all",
-        nullptr};
+        "float32",   "float64", nullptr};
     const char* const builtin_functions[] = {"len",  "range", "zip",        "enumerate", "reversed",
                                              "abs",  "min",   "max",        "float",     "int",
                                              "bool", "print", "isinstance", nullptr};
@@ -328,6 +328,10 @@ namespace specula::engine::converter
                 k == "out" || k == "axis" || k == "keepdims" || k == "dtype" || k == "ddof";
             if (!known)
                 fail("np." + name + " keyword " + k, node);
+        }
+        if (is_scalar_type_call(name))
+        {
+            return call_scalar_type(name, args, node);
         }
         if (name == "arange" || name == "empty_like")
         {
