@@ -684,6 +684,8 @@ namespace specula::engine::converter
         // scalar_types.cpp
         static bool is_scalar_type_call(const std::string& name);
         cval call_scalar_type(const std::string& name, const call_args& args, py::handle node);
+        // copyto.cpp
+        cval call_copyto(const call_args& args, py::handle node);
         // builtin_calls.cpp
         cval call_builtin(const std::string& name, const call_args& args, py::handle node);
         // numpy_calls.cpp

@@ -16,7 +16,7 @@ namespace specula::engine
         "amin",      "argmax",  "argmin",    "prod",     "zeros",       "ones",        "zeros_like",
         "ones_like", "full",    "copy",      "eye",      "concatenate", "stack",       "hstack",
         "vstack",    "reshape", "transpose", "arange",   "empty_like",  "any",         "all",
-        "float32",   "float64", nullptr};
+        "float32",   "float64", "copyto",    nullptr};
     const char* const builtin_functions[] = {"len",  "range", "zip",        "enumerate", "reversed",
                                              "abs",  "min",   "max",        "float",     "int",
                                              "bool", "print", "isinstance", nullptr};
@@ -332,6 +332,10 @@ namespace specula::engine::converter
         if (is_scalar_type_call(name))
         {
             return call_scalar_type(name, args, node);
+        }
+        if (name == "copyto")
+        {
+            return call_copyto(args, node);
         }
         if (name == "arange" || name == "empty_like")
         {
