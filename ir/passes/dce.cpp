@@ -7,17 +7,63 @@ namespace specula::ir
 {
     namespace
     {
-        bool region_has_effects(const graph& g, region_id r, std::set<std::string>& seen_callees);
-
-        bool node_has_effects(const graph& g, const node& n, std::set<std::string>& seen_callees)
+        // What a dead node may still make observable (dce_options::keep_signalling).
+        bool signals(const graph& g, const node& n)
         {
-            if (has(n.code, prop::SIDE_EFFECT))
+            if (n.code == op::CONSTANT || has(n.code, prop::MOVEMENT) ||
+                has(n.code, prop::BOUNDARY) || has(n.code, prop::CONTROL_FLOW))
+            {
+                return false;
+            }
+            switch (n.code)
+            {
+            case op::DIV:
+            case op::FLOORDIV:
+            case op::MOD:
+            case op::POW:
+            case op::GATHER:
+            case op::GATHER_UPDATE:
+            case op::MASK_SELECT:
+            case op::MASK_UPDATE:
+                return true;
+            default:
+                break;
+            }
+            auto is_float_value = [&](value_id v) { return is_float(g.type_of(v).elem); };
+            for (value_id v : n.inputs)
+            {
+                if (is_float_value(v))
+                {
+                    return true;
+                }
+            }
+            for (value_id v : n.outputs)
+            {
+                if (is_float_value(v))
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        struct effect_scan
+        {
+            bool keep_signalling = false;
+            std::set<std::string> seen_callees;
+        };
+
+        bool region_has_effects(const graph& g, region_id r, effect_scan& scan);
+
+        bool node_has_effects(const graph& g, const node& n, effect_scan& scan)
+        {
+            if (has(n.code, prop::SIDE_EFFECT) || (scan.keep_signalling && signals(g, n)))
             {
                 return true;
             }
             for (region_id r : n.regions)
             {
-                if (region_has_effects(g, r, seen_callees))
+                if (region_has_effects(g, r, scan))
                 {
                     return true;
                 }
@@ -33,7 +79,7 @@ namespace specula::ir
             {
                 return true; // unknown callee: keep
             }
-            if (!seen_callees.insert(callee).second)
+            if (!scan.seen_callees.insert(callee).second)
             {
                 return false; // already being examined (recursion)
             }
@@ -41,7 +87,7 @@ namespace specula::ir
             {
                 const node& cn = c->get_node(id);
                 // A callee's OUTPUT is its return, not an effect of the call.
-                if (cn.code != op::OUTPUT && node_has_effects(*c, cn, seen_callees))
+                if (cn.code != op::OUTPUT && node_has_effects(*c, cn, scan))
                 {
                     return true;
                 }
@@ -49,11 +95,11 @@ namespace specula::ir
             return false;
         }
 
-        bool region_has_effects(const graph& g, region_id r, std::set<std::string>& seen_callees)
+        bool region_has_effects(const graph& g, region_id r, effect_scan& scan)
         {
             for (node_id n : g.get_region(r).nodes)
             {
-                if (node_has_effects(g, g.get_node(n), seen_callees))
+                if (node_has_effects(g, g.get_node(n), scan))
                 {
                     return true;
                 }
@@ -64,7 +110,10 @@ namespace specula::ir
         class dce
         {
         public:
-            explicit dce(graph& g) : m_graph(g), m_live_values(g.num_values(), false) {}
+            dce(graph& g, const dce_options& options)
+                : m_graph(g), m_options(options), m_live_values(g.num_values(), false)
+            {
+            }
 
             int run()
             {
@@ -93,8 +142,8 @@ namespace specula::ir
                         return true;
                     }
                 }
-                std::set<std::string> seen;
-                return node_has_effects(m_graph, n, seen);
+                effect_scan scan{m_options.keep_signalling, {}};
+                return node_has_effects(m_graph, n, scan);
             }
 
             bool mark_value(value_id v)
@@ -170,13 +219,14 @@ namespace specula::ir
             }
 
             graph& m_graph;
+            dce_options m_options;
             std::vector<bool> m_live_values;
             std::set<node_id> m_live_nodes;
         };
     } // namespace
 
-    int eliminate_dead_code(graph& g)
+    int eliminate_dead_code(graph& g, const dce_options& options)
     {
-        return dce(g).run();
+        return dce(g, options).run();
     }
 } // namespace specula::ir

@@ -39,6 +39,8 @@ are exactly those of the engine-off run.
 27 container structure assumed     list_structure_change.py (list grows, dict keys change)
 28 evaluation order of effects     argument_evaluation_order.py (side effects within one expression)
 29 warnings shown once / filters   warnings_once.py (default once-per-location, filter changes)
+30 dead work dropped               dead_work.py (unused float ops, int division, indexing: their
+                                   warnings, FloatingPointError and IndexError stay)
 """
 
 import pytest
@@ -75,6 +77,7 @@ FOOTGUNS = {
     "container structure assumed fixed": "list_structure_change.py",
     "evaluation order of side effects": "argument_evaluation_order.py",
     "warnings shown once, filters changed": "warnings_once.py",
+    "dead work dropped with what it signals": "dead_work.py",
 }
 PROGRAMS = {p.name.split("/")[-1]: p for p in harness.programs("divergence")}
 INTERRUPT_ROUNDS = "100"

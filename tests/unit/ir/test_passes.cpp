@@ -93,6 +93,45 @@ namespace
         EXPECT_EQ(print(g).find("@pure"), std::string::npos);
     }
 
+    // NumPy's view of a dead node: a float op still raises IEEE flags (a
+    // RuntimeWarning), an integer division by zero still warns. With
+    // keep_signalling those stay; constants, views and quiet int work go.
+    TEST(dce, keeps_what_would_signal_when_asked)
+    {
+        for (bool keep : {false, true})
+        {
+            graph g;
+            builder b(g);
+            const auto x = b.input(f64({2, 3}));
+            const auto k = b.input({dtype::int64, shape{}});
+            b.unary(op::LOG, x);                                                    // dead, float
+            b.binary(op::FLOORDIV, k, b.constant(scalar::of_int(dtype::int64, 0))); // dead
+            b.transpose(x, {1, 0});                                                 // dead view
+            b.binary(op::ADD, k, b.constant(scalar::of_int(dtype::int64, 1)));      // dead, quiet
+            const region_id t = b.new_region();
+            const region_id e = b.new_region();
+            {
+                builder::insertion_guard guard(b);
+                b.set_insertion_end(t);
+                b.unary(op::SQRT, x); // dead, inside a branch
+                b.set_results(t, {k});
+                b.set_insertion_end(e);
+                b.set_results(e, {k});
+            }
+            b.if_else(b.binary(op::GT, k, b.constant(scalar::of_int(dtype::int64, 0))), t, e);
+            b.output(x);
+            ASSERT_TRUE(b.ok());
+            eliminate_dead_code(g, dce_options{keep});
+            EXPECT_TRUE(verify(g).empty()) << format(verify(g));
+            const std::string text = print(g);
+            EXPECT_EQ(text.find("log") != std::string::npos, keep) << text;
+            EXPECT_EQ(text.find("floordiv") != std::string::npos, keep) << text;
+            EXPECT_EQ(text.find("sqrt") != std::string::npos, keep) << text;
+            EXPECT_EQ(text.find("transpose"), std::string::npos) << text;
+            EXPECT_EQ(text.find("add"), std::string::npos) << text;
+        }
+    }
+
     TEST(dce, loop_carried_values_stay_live)
     {
         graph g;
