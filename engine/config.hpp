@@ -53,13 +53,18 @@ namespace specula::engine
         // situation (and again at the re-checks, cost_verdict.hpp), a
         // specialisation whose median graph call is not below `cost_margin` x
         // its median CPython call runs CPython from then on.
+        // A graph whose median is above that but below `cost_clear_ratio` x
+        // CPython's is too close to call on a few samples: the check takes
+        // more (up to `cost_max_samples`) before it sends the graph back.
         // Calls under `cost_floor_s` are not judged: there the clock's noise
         // and the hook's own overhead are as large as the difference, and the
         // loss is tiny.
         bool cost_check = true;
         int cost_check_runs = 5;
         int cost_samples = 3;
+        int cost_max_samples = 9;
         double cost_margin = 0.95;
+        double cost_clear_ratio = 1.25;
         double cost_floor_s = 50e-6;
 
         // Profiling calls after the cold ones: threshold 0 means "as early as

@@ -78,7 +78,9 @@ namespace specula::engine
             if (situation_of(spec).find(inj.match) != std::string::npos)
             {
                 // Judged afresh, on the injected times only.
+                const char* unit = spec.cost->unit;
                 *spec.cost = spec_cost{};
+                spec.cost->unit = unit;
                 spec.cost->injected_graph_s = inj.graph_s;
                 spec.cost->injected_cpython_s = inj.cpython_s;
             }
@@ -90,6 +92,18 @@ namespace specula::engine
             {
                 apply_injection(inj, spec);
             }
+        }
+        // What one call of `spec` is worth for its cost verdict: the nodes of
+        // the trees its recursions walked (check_guards just walked them;
+        // trees of one situation differ in size), or one call.
+        double work_units(const specialisation& spec)
+        {
+            std::int64_t nodes = 0;
+            for (const auto& t : spec.trees)
+            {
+                nodes += t->last.nodes;
+            }
+            return nodes > 0 ? static_cast<double>(nodes) : 1.0;
         }
     } // namespace
 
@@ -278,6 +292,9 @@ namespace specula::engine
         {
         case region_state::cold:
         case region_state::profiling:
+            // Observed, and traced while CPython runs it: not what a timed
+            // call around this one should measure.
+            note_engine_work();
             if (rec.cell_body)
             {
                 observe_cell_globals(rec, frame);
@@ -338,20 +355,27 @@ namespace specula::engine
                 continue;
             }
             specs.move_to_front(i);
+            const double units = work_units(*spec);
+            if (spec->fallback_only && spec->exe && spec->cost->retry_due())
+            {
+                // A CPython verdict's probation is over: the graph's new trial.
+                spec->cost->start_trial();
+                spec->fallback_only = false;
+            }
             if (spec->fallback_only)
             {
                 r.record_fallback(spec->fallback_reason);
                 if (spec->cost->verdict == cost_verdict::cpython)
                 {
                     // Timed by the caller: the median of its situation.
-                    r.expect_cpython_time(spec->cost);
+                    r.expect_cpython_time(spec->cost, units);
                 }
                 return frame_exit::run_default;
             }
             if (spec->cost->wants_cpython_sample(r.settings()))
             {
                 // Always correct; the caller times it for the cost verdict.
-                r.expect_cpython_time(spec->cost);
+                r.expect_cpython_time(spec->cost, units);
                 return frame_exit::run_default;
             }
             run_report rep = run_specialisation(*spec, values, result);
@@ -360,9 +384,11 @@ namespace specula::engine
             case run_outcome::done:
                 r.record_graph_run(rep.sunk_stores);
                 ++spec->runs;
-                if (r.record_graph_time(*spec->cost, std::chrono::duration<double>(
-                                                         std::chrono::steady_clock::now() - start)
-                                                         .count()))
+                if (r.record_graph_time(
+                        *spec->cost,
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                            .count(),
+                        units))
                 {
                     graph_lost(rec, *spec);
                 }
@@ -439,20 +465,26 @@ namespace specula::engine
     {
         region& r = *rec.r;
         // Calls in this situation run in CPython from now on, without
-        // re-profiling or recompiling; the graph's memory goes.
+        // re-profiling or recompiling. On probation the executable stays for
+        // the graph's next trial; at the last loss its memory goes.
         spec.fallback_only = true;
         spec.fallback_reason = spec.cost->reason;
-        spec.exe.reset();
+        const bool probation = spec.cost->on_probation();
+        if (!probation)
+        {
+            spec.exe.reset();
+        }
         if (m_config.dump.exits)
         {
-            std::cerr << "specula: " << r.name() << ": " << spec.cost->reason << "\n";
+            std::cerr << "specula: " << r.name() << ": " << spec.cost->reason
+                      << (probation ? " (graph tried again later)" : "") << "\n";
         }
         const auto& specs = r.specialisations();
         for (std::size_t i = 0; i < specs.size(); ++i)
         {
-            if (!specs[i]->fallback_only)
+            if (!specs[i]->fallback_only || (specs[i]->exe && specs[i]->cost->on_probation()))
             {
-                return; // another situation still runs as a graph
+                return; // another situation still runs, or may run again, as a graph
             }
         }
         r.blacklist_keeping_specialisations(spec.cost->reason);
@@ -463,6 +495,7 @@ namespace specula::engine
     {
         region& r = *rec.r;
         r.record_compile();
+        note_engine_work();
         std::string diagnostic;
         auto convert = [&](converter::converter& c)
         {
@@ -518,6 +551,10 @@ namespace specula::engine
         }
         spec->globals = py::reinterpret_borrow<py::object>(frame.globals);
         spec->numerics_dependent = depends_on_numerics(*spec->module);
+        if (!spec->trees.empty())
+        {
+            spec->cost->unit = "tree node"; // work_units()
+        }
         apply_injections(rec, *spec);
         if (m_config.dump.ir)
         {

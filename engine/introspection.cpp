@@ -1,5 +1,6 @@
 #include "engine/introspection.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "engine/numpy_api.hpp"
@@ -159,8 +160,16 @@ namespace specula::engine
                 out << "CPython wins";
                 break;
             }
-            out << "; median graph call " << (g ? ms(*g) : "not timed") << ", median CPython call "
-                << (p ? ms(*p) : "not timed") << " (" << c.cpython.count() << " timed)";
+            out << "; median graph " << c.unit << " " << (g ? ms(*g) : "not timed")
+                << ", median CPython " << c.unit << " " << (p ? ms(*p) : "not timed") << " ("
+                << c.cpython.count() << " timed)";
+            if (c.on_probation())
+            {
+                out << "; loss " << c.losses << " of " << num_cost_trials
+                    << ", the graph is tried again after "
+                    << std::max<std::int64_t>(0, c.retry_at - c.cpython.count())
+                    << " more CPython call(s)";
+            }
             if (std::optional<double> saved = c.time_saved_s())
             {
                 out << "; time saved " << ms(*saved);

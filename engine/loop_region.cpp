@@ -380,7 +380,8 @@ namespace specula::engine
         }
 
         // __specula_loop_done__(id): a cell's statements ran to their end in
-        // CPython (timed for the cost check). A new reference to None.
+        // CPython, or a loop at a cell's module level ended after an iteration
+        // CPython ran (timed for the cost check). A new reference to None.
         PyObject* loop_done(PyObject*, PyObject* arg)
         {
             long id = PyLong_AsLong(arg);

@@ -134,9 +134,23 @@ namespace specula::engine
     {
         if (std::shared_ptr<spec_cost> cost = m_expected.lock())
         {
-            seconds = cost->injected_cpython_s.value_or(seconds);
-            cost->cpython.add(seconds);
             cost->graph_at_last_sample = cost->graph.count();
+            if (cost->injected_cpython_s)
+            {
+                seconds = *cost->injected_cpython_s * m_expected_units;
+                cost->cpython.add(*cost->injected_cpython_s);
+            }
+            else if (engine_work() != m_expected_work)
+            {
+                // The call also timed the engine compiling or profiling
+                // another region: no sample of this situation, the next
+                // call of it is asked for one again.
+                ++cost->polluted_samples;
+            }
+            else
+            {
+                cost->cpython.add(seconds / m_expected_units);
+            }
         }
         m_expected.reset();
         m_expecting = false;
@@ -152,12 +166,18 @@ namespace specula::engine
         }
     }
 
-    bool region::record_graph_time(spec_cost& cost, double seconds)
+    bool region::record_graph_time(spec_cost& cost, double seconds, double units)
     {
-        seconds = cost.injected_graph_s.value_or(seconds);
+        const double per_unit = cost.injected_graph_s.value_or(seconds / units);
+        const double call_s = cost.injected_graph_s ? per_unit * units : seconds;
         ++m_timing.graph_calls;
-        m_timing.graph_s += seconds;
-        cost.graph.add(seconds);
+        m_timing.graph_s += call_s;
+        if (cost.graph.count() == 0 || call_s < cost.graph_call_min_s)
+        {
+            cost.graph_call_min_s = call_s;
+        }
+        cost.graph.add(per_unit);
+        cost.graph_units += units;
         return judge(cost, m_config);
     }
 } // namespace specula::engine

@@ -108,9 +108,10 @@ namespace specula::engine
         // (expect_cpython_time), the time is that specialisation's too.
         void record_cpython_time(double seconds);
         // The next CPython time recorded belongs to `cost` (null: to no
-        // specialisation). Set on every entry, so a sample that never
-        // arrives (a loop that ended) is not given to a later call.
-        void expect_cpython_time(const std::shared_ptr<spec_cost>& cost)
+        // specialisation), a call of `units` units of work (spec_cost::unit).
+        // Set on every entry, so a sample that never arrives (a loop that
+        // ended) is not given to a later call.
+        void expect_cpython_time(const std::shared_ptr<spec_cost>& cost, double units = 1.0)
         {
             if (m_expecting)
             {
@@ -118,10 +119,13 @@ namespace specula::engine
             }
             m_expected = cost;
             m_expecting = cost != nullptr;
+            m_expected_units = units;
+            m_expected_work = engine_work();
         }
-        // A graph call of the specialisation owning `cost` completed. Returns
-        // true when its cost verdict went to CPython just now.
-        bool record_graph_time(spec_cost& cost, double seconds);
+        // A graph call of the specialisation owning `cost` completed, `units`
+        // units of work. Returns true when its cost verdict went to CPython
+        // just now.
+        bool record_graph_time(spec_cost& cost, double seconds, double units = 1.0);
 
         mru_list<std::shared_ptr<specialisation>>& specialisations() { return m_specs; }
         const mru_list<std::shared_ptr<specialisation>>& specialisations() const { return m_specs; }
@@ -141,6 +145,8 @@ namespace specula::engine
         region_timing m_timing;
         std::weak_ptr<spec_cost> m_expected;
         bool m_expecting = false; // m_expected was set and not consumed yet
+        double m_expected_units = 1.0;
+        std::uint64_t m_expected_work = 0; // engine_work() when it was set
         bool m_ever_hot = false;
         bool m_code_alive = true;
         mru_list<std::shared_ptr<specialisation>> m_specs;

@@ -1,6 +1,7 @@
 // specula.report(): one dict per region that was ever hot, with the contract
 // keys (engine/README.md, "Contracts") and the cost verdicts of its
 // specialisations. Cold: built on demand.
+#include <algorithm>
 #include <optional>
 
 #include "engine/engine_core.hpp"
@@ -36,6 +37,15 @@ namespace specula::engine
             d["graph_median_s"] = seconds_or_none(c.graph.median_s());
             d["cpython_median_s"] = seconds_or_none(c.cpython.median_s());
             d["time_saved_s"] = seconds_or_none(c.time_saved_s());
+            // The medians are per call, or per tree node for a recursion over
+            // trees (cost_verdict.hpp).
+            d["cost_unit"] = c.unit;
+            d["cost_losses"] = c.losses;
+            d["retry_after_calls"] =
+                c.on_probation() && s.exe
+                    ? py::object(
+                          py::int_(std::max<std::int64_t>(0, c.retry_at - c.cpython.count())))
+                    : py::object(py::none());
             d["reason"] =
                 s.fallback_only ? py::object(py::str(s.fallback_reason)) : py::object(py::none());
             return d;

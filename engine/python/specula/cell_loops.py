@@ -36,6 +36,10 @@ The marker for a loop over anything else is the same, without chunks:
     else:                                   # engine off, or the region
         <the original loop>                 # went back to CPython for good
 
+At a cell's module level a loop without ``else:`` is followed (inside the
+live branch) by ``__specula_loop_done__(7)``, which ends the timing of the
+last iteration when CPython ran it.
+
 A cell is a region too (kind "cell", for cells run again): its statements up
 to a displayed last expression run as ``if not (__specula_loops__[3] and
 __specula_loop__(3)): <statements>; __specula_loop_done__(3)``.
@@ -266,7 +270,14 @@ class loop_transformer(ast.NodeTransformer):
         # CPython for good (or the engine off) runs without any call per
         # iteration.
         test = ast.Call(func=ast.Name(id=LIVE, ctx=ast.Load()), args=[ast.Constant(value=loop_id)], keywords=[])
-        choice = ast.If(test=test, body=[node], orelse=[plain])
+        body = [node]
+        if self.m_function is None and not node.orelse:
+            # The end of the loop ends the timing of its last iteration when
+            # CPython ran it (the cost check's sample of that situation).
+            # Not after an `else:` (its time is no iteration's), nor inside
+            # functions (the profiling calls' line tracer reads their lines).
+            body.append(_locate(ast.Expr(value=_call(DONE, loop_id)), node))
+        choice = ast.If(test=test, body=body, orelse=[plain])
         for part in (choice, test, test.func, test.args[0]):
             ast.copy_location(part, node)
             part.end_lineno = node.lineno

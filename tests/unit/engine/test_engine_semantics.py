@@ -199,10 +199,14 @@ def test_graph_slower_than_cpython_goes_back_to_cpython(tmp_path):
     # here: the margin (slice copies vs free views) is large.
     proc = differential(tmp_path, SLOW_GRAPH + REPORT)
     row = rows_of(proc)["f"]
-    assert row["state"] == "blacklisted", row
     assert row["reason"].startswith("graph slower than CPython (graph "), row
     assert row["graph_runs"] >= 5
     assert row["time_graph_s"] > 0 and row["time_cpython_s"] > 0
+    # The loss is not final yet (engine/README.md, "Cost check"): the region
+    # stays compiled for the graph's next trial, after 64 CPython calls.
+    (spec,) = row["specialisations"]
+    assert spec["verdict"] == "cpython" and spec["cost_losses"] == 1, spec
+    assert row["state"] == "compiled" and spec["retry_after_calls"] > 0, row
 
 
 def test_cost_check_off_keeps_the_graph(tmp_path, monkeypatch):
