@@ -23,6 +23,9 @@ namespace specula::backends::cpu
         // Below this a block pays more for its per-instruction calls than
         // staying in L1 saves.
         constexpr std::int64_t min_block = 256;
+        // Rows at least this long are read in place by blocks cut at the row
+        // ends; shorter ones would make blocks too short, and are gathered.
+        constexpr std::int64_t min_direct_row = 256;
 
         // Every register (inputs read in place too) streams through L1.
         std::int64_t block_for(const ew_program& prog)
@@ -121,6 +124,24 @@ namespace specula::backends::cpu
         }
     } // namespace
 
+    namespace
+    {
+        // The address of flat output index `start` in an operand viewed
+        // through byte strides `strides` over `shape`.
+        const std::byte* element_at(const std::byte* base, const std::int64_t* strides,
+                                    const std::vector<std::int64_t>& shape, std::int64_t start)
+        {
+            std::int64_t rem = start;
+            for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d)
+            {
+                const std::int64_t size = shape[static_cast<std::size_t>(d)];
+                base += (rem % size) * strides[d];
+                rem /= size;
+            }
+            return base;
+        }
+    } // namespace
+
     ew_runner::ew_runner(ew_program prog, std::shared_ptr<thread_pool> pool)
         : m_prog(std::move(prog)), m_pool(std::move(pool)), m_block(block_for(m_prog))
     {
@@ -189,6 +210,23 @@ namespace specula::backends::cpu
                 set_strides(op, b, shape);
             }
         }
+        // A view whose rows are unit-strided (a slice of a matrix: u[1:-1, 2:])
+        // is read in place one row at a time, as NumPy's own iterator hands its
+        // loops a row, instead of being copied block by block into scratch.
+        // Blocks are then cut at the row ends.
+        m_row = 0;
+        const std::int64_t inner = rank > 0 ? shape.back() : 0;
+        for (std::size_t i = 0; i < m_operands.size(); ++i)
+        {
+            operand& op = m_operands[i];
+            op.row_direct =
+                op.gather && rank >= 2 && inner >= min_direct_row &&
+                op.strides[rank - 1] == static_cast<std::int64_t>(inputs[i]->itemsize());
+            if (op.row_direct)
+            {
+                m_row = inner;
+            }
+        }
         if (n == 0)
         {
             return status::ok();
@@ -223,9 +261,14 @@ namespace specula::backends::cpu
         const std::size_t nregs = m_prog.m_regs.size();
         char* ptr[max_registers]; // build_program refuses larger programs
         std::intptr_t step[max_registers];
-        for (std::int64_t s = begin; s < end; s += m_block)
+        std::int64_t len = 0;
+        for (std::int64_t s = begin; s < end; s += len)
         {
-            const std::int64_t len = std::min(m_block, end - s);
+            len = std::min(m_block, end - s);
+            if (m_row > 0)
+            {
+                len = std::min(len, m_row - s % m_row);
+            }
             for (std::size_t r = 0; r < nregs; ++r)
             {
                 const ew_reg& reg = m_prog.m_regs[r];
@@ -235,7 +278,13 @@ namespace specula::backends::cpu
                 case reg_kind::input:
                 {
                     const operand& op = ops[reg.index];
-                    if (op.gather)
+                    if (op.row_direct)
+                    {
+                        ptr[r] = const_cast<char*>(reinterpret_cast<const char*>(
+                            element_at(op.base, op.strides, *p_shape, s)));
+                        step[r] = item;
+                    }
+                    else if (op.gather)
                     {
                         std::byte* dst = scratch + (static_cast<std::size_t>(m_prog.m_num_temps) +
                                                     static_cast<std::size_t>(reg.index)) *

@@ -38,6 +38,7 @@ namespace specula::backends::cpu
             const std::byte* base = nullptr;
             std::intptr_t step = 0;        // when read in place
             bool gather = false;           // else: copied per block into scratch
+            bool row_direct = false;       // gathered, but its rows are read in place
             std::int64_t strides[16] = {}; // byte strides against the output dims
         };
 
@@ -54,5 +55,8 @@ namespace specula::backends::cpu
         mutable std::vector<std::unique_ptr<std::byte[]>> m_scratch;
         mutable std::vector<operand> m_operands;
         mutable const std::vector<std::int64_t>* p_shape = nullptr; // the output's, during run()
+        // During run(): the output's innermost dim when blocks are cut at its
+        // rows (some operand's rows are read in place), else 0.
+        mutable std::int64_t m_row = 0;
     };
 } // namespace specula::backends::cpu

@@ -6,6 +6,7 @@
 #include "backends/cpu/ew_program.hpp"
 #include "backends/cpu/thread_pool.hpp"
 #include "backends/reference/reference_backend.hpp"
+#include "backends/strided_copy.hpp"
 #include "ir/builder.hpp"
 #include "ir/passes/fuse_elementwise.hpp"
 
@@ -44,11 +45,16 @@ namespace
     }
 
     // tanh(x * y + exp(-x)) - x, with an interior value (x*y) also returned.
-    void build_chain(ir::graph& g, ir::dtype t, std::int64_t n)
+    void build_chain_shape(ir::graph& g, ir::dtype t, const std::vector<std::int64_t>& dims)
     {
+        std::vector<ir::dim> sizes;
+        for (std::int64_t d : dims)
+        {
+            sizes.push_back(ir::dim::fixed(d));
+        }
         ir::builder b(g);
-        auto x = b.input({t, ir::shape{n}}, "x");
-        auto y = b.input({t, ir::shape{n}}, "y");
+        auto x = b.input({t, ir::shape(sizes)}, "x");
+        auto y = b.input({t, ir::shape(sizes)}, "y");
         auto xy = b.binary(ir::op::MUL, x, y);
         auto e = b.unary(ir::op::EXP, b.unary(ir::op::NEG, x));
         auto s = b.binary(ir::op::ADD, xy, e);
@@ -56,6 +62,11 @@ namespace
         b.output(r, "r");
         b.output(xy, "xy");
         ASSERT_TRUE(b.ok()) << b.state().message();
+    }
+
+    void build_chain(ir::graph& g, ir::dtype t, std::int64_t n)
+    {
+        build_chain_shape(g, t, {n});
     }
 
     std::vector<buffer> run_chain(bool fuse, int threads, ir::dtype t, std::int64_t n,
@@ -393,4 +404,74 @@ TEST(cpu_fusion, program_too_large_for_the_runner_is_refused)
                                    cpu::loop_source{cpu::testing::numpy_table().get(), true});
     ASSERT_FALSE(prog) << "a program of " << nodes.size() << " nodes was accepted";
     EXPECT_EQ(prog.error().code(), status_code::unimplemented);
+}
+
+namespace
+{
+    // The chain over 2-D operands, run on `x`, `y` as given (any layout).
+    std::vector<buffer> run_chain_2d(bool fuse, int threads, const buffer& x, const buffer& y)
+    {
+        ir::module m;
+        ir::graph& g = m.add_graph("main");
+        build_chain_shape(g, x.dtype(), x.shape());
+        if (fuse)
+        {
+            EXPECT_GE(ir::fuse_elementwise(g), 1);
+        }
+        cpu::cpu_options opts;
+        opts.numpy_loops = cpu::testing::numpy_table();
+        opts.threads = threads;
+        opts.fuse = fuse;
+        cpu::cpu_backend be(opts);
+        auto exe = be.compile(g, target{});
+        EXPECT_TRUE(exe) << (exe ? "" : exe.error().to_string());
+        if (!exe)
+        {
+            return {};
+        }
+        run_result r = exe.value()->run({x, y});
+        EXPECT_TRUE(r.state) << r.state.to_string();
+        return r.outputs;
+    }
+
+    // An interior window [1:-1, 1:-1] of a (rows + 2) x (cols + 2) array: rows
+    // unit-strided, not contiguous as a whole (the stencil's slices).
+    buffer interior(const buffer& whole)
+    {
+        const auto item = static_cast<std::int64_t>(whole.itemsize());
+        const std::int64_t cols = whole.shape()[1];
+        std::byte* first = whole.data() + (cols + 1) * item;
+        return buffer::borrow(first, whole.dtype(), {whole.shape()[0] - 2, cols - 2},
+                              {cols * item, item});
+    }
+} // namespace
+
+// Unit-strided rows of a view are read in place, row by row (ew_runner): the
+// same bytes as the chain over contiguous copies of the same values, fused or
+// not, on one lane or two, rows shorter and longer than a block.
+TEST(cpu_fusion, views_with_unit_strided_rows_equal_contiguous_copies_bitwise)
+{
+    for (ir::dtype t : {ir::dtype::float64, ir::dtype::float32})
+    {
+        for (std::int64_t cols : {300, 1022, 2500})
+        {
+            const buffer wx = random_buffer(t, {67, cols + 2}, 11);
+            const buffer wy = random_buffer(t, {67, cols + 2}, 12);
+            const buffer vx = interior(wx), vy = interior(wy);
+            auto cx = buffer::allocate(t, vx.shape()).value();
+            auto cy = buffer::allocate(t, vy.shape()).value();
+            copy_to_contiguous(vx, cx.data());
+            copy_to_contiguous(vy, cy.data());
+            const auto plain = run_chain_2d(false, 1, cx, cy);
+            for (bool fuse : {false, true})
+            {
+                for (int threads : {1, 2})
+                {
+                    EXPECT_TRUE(same_bytes(run_chain_2d(fuse, threads, vx, vy), plain))
+                        << ir::dtype_name(t) << " cols=" << cols << " fuse=" << fuse
+                        << " threads=" << threads;
+                }
+            }
+        }
+    }
 }
