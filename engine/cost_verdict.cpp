@@ -9,6 +9,12 @@ namespace specula::engine
     namespace
     {
         std::uint64_t g_engine_work = 0;
+
+        // A graph call this short that is clearly slower than CPython loses
+        // by the fixed cost of a graph call (guards, inputs, commit: a few
+        // microseconds), which no quieter moment of the machine changes: its
+        // loss is final at once (a loop body of one small update).
+        constexpr double fixed_cost_s = 50e-6;
     } // namespace
 
     void note_engine_work()
@@ -119,6 +125,11 @@ namespace specula::engine
             c.reason = text;
             c.verdict = cost_verdict::cpython;
             ++c.losses;
+            if (graph_s * c.units_per_call() < fixed_cost_s &&
+                graph_s >= cfg.cost_clear_ratio * cpython_s)
+            {
+                c.losses = num_cost_trials;
+            }
             if (c.losses < num_cost_trials)
             {
                 c.retry_at =

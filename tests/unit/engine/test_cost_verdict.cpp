@@ -467,3 +467,31 @@ TEST(engine_cost, calls_of_different_sizes_are_judged_per_unit)
     EXPECT_DOUBLE_EQ(r.timing().graph_s, 10e-3);
     EXPECT_DOUBLE_EQ(*cost->time_saved_s(), 120.0 * (150e-6 - 90e-6));
 }
+
+TEST(engine_cost, a_tiny_graph_clearly_slower_loses_for_good_at_once)
+{
+    // W3's `params[name] -= lr * grads[name]` loop: 8 us as a graph against
+    // 2 us in CPython is the graph's fixed cost, not noise: no new trials.
+    config cfg;
+    cfg.cost_floor_s = 0.0; // a loop region
+    auto held = compiled_region(cfg);
+    region& r = *held;
+    auto tiny = std::make_shared<spec_cost>();
+    bool lost = false;
+    while (!lost)
+    {
+        lost = call(r, tiny, 8e-6, 2e-6);
+    }
+    EXPECT_EQ(tiny->losses, num_cost_trials);
+    EXPECT_FALSE(tiny->on_probation());
+
+    // Short but within 1.25x: that may be noise, so the usual trials.
+    auto close = std::make_shared<spec_cost>();
+    lost = false;
+    while (!lost)
+    {
+        lost = call(r, close, 2.2e-6, 2e-6);
+    }
+    EXPECT_EQ(close->losses, 1);
+    EXPECT_TRUE(close->on_probation());
+}
