@@ -62,7 +62,7 @@ goes through the frame's locals dict) are left as written, and so are nested fun
 bodies do not bind globals).
 """
 import ast
-import copy
+import collections
 
 LIVE = "__specula_loop_live__"
 MARK = "__specula_loop__"
@@ -87,6 +87,25 @@ _ids = {}
 def describe(loop_id):
     """What the engine needs to create loop region ``loop_id``."""
     return _loops[loop_id]
+
+
+def _clone(node):
+    """A deep copy of an AST: nodes and lists copied, leaves (identifiers,
+    constants, locations) shared, as they are immutable. Several times
+    faster than copy.deepcopy, which the transformer pays on every cell."""
+    if isinstance(node, list):
+        return [_clone(item) for item in node]
+    if not isinstance(node, ast.AST):
+        return node
+    cls = node.__class__
+    copied = cls.__new__(cls)
+    for name in node._fields:
+        if hasattr(node, name):
+            setattr(copied, name, _clone(getattr(node, name)))
+    for name in node._attributes:
+        if hasattr(node, name):
+            setattr(copied, name, getattr(node, name))
+    return copied
 
 
 def _names_in(statements):
@@ -219,10 +238,61 @@ def _is_generator(function):
 class loop_transformer(ast.NodeTransformer):
     """Marks the loops of a cell's module level as engine regions."""
 
+    # Transformed cells kept for cells run again (most recent last).
+    CACHE_SIZE = 64
+
     def __init__(self, shell=None):
         super().__init__()
         self.m_shell = shell
         self.m_function = None  # the cell-level function whose loops are visited
+        # The tree the shell's compiler parsed last and what it parsed it
+        # from (watch_parser), and the transformed trees by that key.
+        self.m_parsed = None
+        self.m_done = collections.OrderedDict()
+
+    def watch_parser(self, compiler):
+        """Wraps ``compiler.ast_parse`` (IPython's CachingCompiler) to learn
+        the source of each tree it parses: a cell run again with the same
+        source then gets its transformed tree from the cache instead of
+        being copied, dumped and transformed again (milliseconds a cell)."""
+        parse = compiler.ast_parse
+
+        def ast_parse(source, *args, **kwargs):
+            tree = parse(source, *args, **kwargs)
+            self.m_parsed = (tree, (source, args, tuple(sorted(kwargs.items())), compiler.flags))
+            return tree
+
+        compiler.ast_parse = ast_parse
+
+    def _cache_key(self, node):
+        """The key of a tree the compiler just parsed, when the result may
+        be cached: this transformer is the shell's only one (another could
+        change the tree before or after it)."""
+        parsed, self.m_parsed = self.m_parsed, None
+        if parsed is None or parsed[0] is not node or self.m_shell is None:
+            return None
+        transformers = getattr(self.m_shell, "ast_transformers", None)
+        if not transformers or any(t is not self for t in transformers):
+            return None
+        return parsed[1] + (getattr(self.m_shell, "ast_node_interactivity", "last_expr"),)
+
+    def visit(self, node):
+        if not isinstance(node, ast.Module):
+            return super().visit(node)
+        key = self._cache_key(node)
+        done = self.m_done.get(key) if key is not None else None
+        if done is None:
+            done = super().visit(node)
+            if key is None:
+                return done
+            self.m_done[key] = done
+            if len(self.m_done) > self.CACHE_SIZE:
+                self.m_done.popitem(last=False)
+        else:
+            self.m_done.move_to_end(key)
+        # Shared statements, a list of its own: IPython may append to the
+        # body (last_expr_or_assign) but never changes a statement.
+        return ast.Module(body=list(done.body), type_ignores=list(done.type_ignores))
 
 
     def _cell_number(self):
@@ -250,12 +320,12 @@ class loop_transformer(ast.NodeTransformer):
     visit_Lambda = _skip
 
     def _loop(self, node):
-        original = copy.deepcopy(node)
+        original = _clone(node)
         self.generic_visit(node)  # nested loops become regions too
         if not node.body:
             return node
         loop_id = _register_loop(original, self._cell_number(), self.m_function)
-        plain = copy.deepcopy(node)
+        plain = _clone(node)
         node.body.insert(0, _marker(loop_id, node.body[0]))
         if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
             # The engine gets the iterator CPython's `for` holds, so a
@@ -289,7 +359,7 @@ class loop_transformer(ast.NodeTransformer):
     visit_While = _loop
 
     def visit_Module(self, node):
-        original = copy.deepcopy(node.body)
+        original = _clone(node.body)
         self.generic_visit(node)
         return self._cell_region(node, original)
 
@@ -323,7 +393,11 @@ def install(shell):
         from . import _engine as engine
     engine.install_loop_builtins(_flags)
     if not any(isinstance(t, loop_transformer) for t in shell.ast_transformers):
-        shell.ast_transformers.append(loop_transformer(shell))
+        transformer = loop_transformer(shell)
+        compiler = getattr(shell, "compile", None)
+        if compiler is not None and hasattr(compiler, "ast_parse"):
+            transformer.watch_parser(compiler)
+        shell.ast_transformers.append(transformer)
     return True
 
 
@@ -387,7 +461,7 @@ class _resolve(ast.NodeTransformer):
 def resolve_counter_tests(statements, target, outcomes):
     """A copy of the loop body with each counter `if` replaced by the side
     `outcomes` (in counter_tests' order) says it takes."""
-    body = copy.deepcopy(list(statements))
+    body = _clone(list(statements))
     sides = {id(node): bool(o) for node, o in zip(_counter_ifs(body, target), outcomes)}
     module = _resolve(sides).visit(ast.Module(body=body, type_ignores=[]))
     return module.body
