@@ -514,6 +514,7 @@ namespace specula::engine::converter
             check_escape_layout(e, node);
         }
         e.escaped = true;
+        e.bound_only = false; // a global binding sets it again (statements.cpp)
         p.k = value_plan::kind::output;
         p.index = output_of(v.arr);
         return p;

@@ -45,6 +45,10 @@ namespace specula::engine::converter
         int src = -1;           // the source array this entry *is* (writes become effects)
         int view_of = -1;       // entry this one is a NumPy view of
         bool escaped = false;   // stored, printed or returned: no in-place after this
+        // Escaped only into global name bindings (cell mode): the object committed is the
+        // entry's final value and nothing sees it before the commit, so an in-place
+        // update after the binding stays exact (`logits = ...; logits -= m`).
+        bool bound_only = false;
         bool unwritten = false; // np.empty_like: no element may be read before a whole write
         std::vector<bool> rows_written; // np.empty_like filled row by row (empty_rows.cpp)
         // py_int: the values the graph may hold, so int arithmetic provably
@@ -397,6 +401,8 @@ namespace specula::engine::converter
         // `identity_visible`: the object itself reaches Python (returned or
         // stored), not only its text (print).
         value_plan plan_of(const cval& v, py::handle node, bool identity_visible = true);
+        // name_bindings.cpp: plan_of for a value bound to a global name.
+        value_plan plan_of_binding(const cval& v, py::handle node);
         int output_of(int arr);
         void finish_graph();
         void add_alias_guards();
@@ -411,6 +417,8 @@ namespace specula::engine::converter
         ir::value_id matrix_product(bool is_dot, ir::value_id a, ir::value_id b, py::handle node);
         ir::value_id product_of(bool is_dot, ir::value_id a, ir::value_id b, py::handle node);
         ir::value_id transposed_source(ir::value_id v);
+        // transposed_elementwise.cpp: `lr * X.T` as NumPy lays it out.
+        ir::value_id elementwise_binary(ir::op code, ir::value_id a, ir::value_id b);
         int add_assert(ir::value_id cond, const std::string& why);
 
         // statements.cpp
@@ -599,6 +607,8 @@ namespace specula::engine::converter
         void check_carried_trip(const carried_loop& loop, py::handle node);
         ir::value_id slot_value(const carried_loop& loop, const carried_slot& s, py::handle node,
                                 std::int64_t& lo, std::int64_t& hi);
+        void refuse_shared_array(const carried_loop& loop, const carried_slot& s, const cval& now,
+                                 py::handle node);
         ir::value_id carried_result(carried_loop& loop, carried_slot& s, py::handle node);
         void assert_carried_int(const carried_slot& s, ir::value_id v, const carried_loop& loop,
                                 py::handle node);

@@ -460,7 +460,7 @@ namespace specula::engine::converter
             return new_array(out,
                              type_of(out).dims.rank() == 0 ? surface::np_scalar : surface::ndarray);
         }
-        ir::value_id out = m_builder->binary(code, va, vb);
+        ir::value_id out = elementwise_binary(code, va, vb);
         if (out == ir::no_id)
         {
             fail(std::string("operator ") + python_name(code) + " on these operands (" +

@@ -235,6 +235,7 @@ namespace specula::engine::converter
             }
             if (now.k == cval::kind::array)
             {
+                refuse_shared_array(loop, s, now, node);
                 const array_entry& e = m_arrays[static_cast<size_t>(now.arr)];
                 if (static_cast<size_t>(now.arr) < loop.values.size() || e.src >= 0 ||
                     e.view_of >= 0)
@@ -260,6 +261,28 @@ namespace specula::engine::converter
                  node);
         }
         return v;
+    }
+
+    // Each carried slot leaves the loop as an object of its own: two names
+    // left on one array (`b = a` in the body) would come out as two arrays.
+    void converter::refuse_shared_array(const carried_loop& loop, const carried_slot& s,
+                                        const cval& now, py::handle node)
+    {
+        if (m_arrays[static_cast<size_t>(now.arr)].surf != surface::ndarray)
+        {
+            return;
+        }
+        for (const carried_slot& other : loop.slots)
+        {
+            auto found = m_locals.find(other.name);
+            if (other.name != s.name && found != m_locals.end() &&
+                found->second.k == cval::kind::array && found->second.arr == now.arr)
+            {
+                fail("locals " + s.name + " and " + other.name +
+                         " naming one array after a trip of " + loop.what,
+                     node);
+            }
+        }
     }
 
     // Python ints never wrap: a trip that leaves the carried range exits.

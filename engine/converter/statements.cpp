@@ -141,7 +141,7 @@ namespace specula::engine::converter
                 effect_plan e;
                 e.k = effect_plan::kind::set_global;
                 e.key = py::str(name);
-                e.value = plan_of(value, target);
+                e.value = plan_of_binding(value, target);
                 m_spec->effects.push_back(e);
                 m_heap_writes[global_path(name)] = value;
                 return;
@@ -217,7 +217,7 @@ namespace specula::engine::converter
         {
             fail("in-place update of a view", node);
         }
-        if (e.escaped)
+        if (e.escaped && !e.bound_only)
         {
             fail("in-place update of an array that was already stored or printed", node);
         }

@@ -375,4 +375,64 @@ PROGRAMS = [
         "print(len(log), last is hs, pair[0] is pair[1], hs[-1] is h, pair[0] is h)",
         "hs, ps, g, W, log, last, pair",
     ]),
+    # A global bound to a new array and then updated in place in the same
+    # iteration (`logits = ...; logits -= ...`, `p = np.exp(z); p /= ...`):
+    # the committed object holds the updated contents. Printed first, the
+    # array stays CPython's (the printed text must be the value before).
+    cell_program("global_bound_then_updated_in_place", [
+        SETUP + "Wq = rng.standard_normal((5, 4)) * 0.3\nxq = rng.standard_normal((6, 5))\nkeep = []",
+        "for it in range(10):\n"
+        "    logits = xq @ Wq\n"
+        "    alias = logits\n"
+        "    logits -= logits.max(axis=1, keepdims=True)\n"
+        "    p = np.exp(logits)\n"
+        "    p /= p.sum(axis=1, keepdims=True)\n"
+        "    Wq -= 0.1 * (xq.T @ (p - 0.25))\n"
+        "print(alias is logits, float(p.sum()))",
+        "logits, p, Wq, alias",
+        "for it in range(4):\n"
+        "    shown = xq[:2] @ Wq\n"
+        "    print(shown)\n"
+        "    shown *= 2.0\n"
+        "    keep.append(shown)\n"
+        "shown, keep",
+    ]),
+    # A scalar times a transposed matrix, then a matrix product
+    # (`W -= lr * h.T @ d`): NumPy holds `lr * h.T` in F order and calls BLAS
+    # with a transpose flag; the graph computes it as (lr * h).T.
+    cell_program("scalar_times_transpose_then_product", [
+        SETUP + "H = rng.standard_normal((8, 6))\nD = rng.standard_normal((8, 3))\n"
+        "Wt = rng.standard_normal((6, 3))\nlr = 0.05",
+        "for it in range(10):\n"
+        "    D = np.tanh(H @ Wt) - 0.5\n"
+        "    Wt -= lr * H.T @ D\n"
+        "    Wt = Wt - H.T * 0.01 @ D / 8\n"
+        "Wt, D",
+    ]),
+    # One epoch of minibatch training written inline in a cell, run again
+    # and again (the last minibatch is shorter: 50 = 3 * 16 + 2).
+    cell_program("minibatch_epoch_run_again", [
+        SETUP + "n_samples, batch_size, learning_rate = 50, 16, 0.1\n"
+        "X = rng.standard_normal((n_samples, 6))\n"
+        "Y = np.eye(3)[np.argmax(X @ rng.standard_normal((6, 3)), axis=1)]\n"
+        "W1 = rng.standard_normal((6, 8)) * 0.1\nb1 = np.zeros(8)\n"
+        "W2 = rng.standard_normal((8, 3)) * 0.1\nb2 = np.zeros(3)\nhistory = []",
+    ] + ["epoch_loss = 0.0\n"
+         "for start in range(0, n_samples, batch_size):\n"
+         "    xb, yb = X[start:start + batch_size], Y[start:start + batch_size]\n"
+         "    h = np.tanh(xb @ W1 + b1)\n"
+         "    logits = h @ W2 + b2\n"
+         "    logits -= logits.max(axis=1, keepdims=True)\n"
+         "    p = np.exp(logits)\n"
+         "    p /= p.sum(axis=1, keepdims=True)\n"
+         "    epoch_loss += -np.log(p[yb > 0]).sum()\n"
+         "    dlogits = (p - yb) / len(xb)\n"
+         "    dh = (dlogits @ W2.T) * (1 - h * h)\n"
+         "    W2 -= learning_rate * h.T @ dlogits\n"
+         "    b2 -= learning_rate * dlogits.sum(axis=0)\n"
+         "    W1 -= learning_rate * xb.T @ dh\n"
+         "    b1 -= learning_rate * dh.sum(axis=0)\n"
+         "history.append(epoch_loss / n_samples)"] * 6 + [
+        "history, W1, b1, W2, b2, xb, yb, start, epoch_loss",
+    ]),
 ]
