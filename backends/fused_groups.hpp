@@ -22,9 +22,16 @@ namespace specula::backends
         std::vector<ir::value_id> outputs;
     };
 
+    // Operands made inside a group's span (by non-members between its first
+    // and last member) that the group may keep waiting for it, in bytes: about
+    // half of a core's L2 here.
+    inline constexpr std::int64_t held_operand_budget = 256 * 1024;
+
     // Groups of two or more members that can legally run at their last
     // member: one output each, all of one static shape, and no member value
     // read by a non-member placed between the first and the last member.
+    // Groups that would hold more than held_operand_budget of cache-sized
+    // operands made inside their span run node by node instead.
     std::vector<fused_group> find_fused_groups(const ir::graph& g);
 
     // For a group a backend proposes itself (members of one region in program

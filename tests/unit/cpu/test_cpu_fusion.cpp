@@ -475,3 +475,70 @@ TEST(cpu_fusion, views_with_unit_strided_rows_equal_contiguous_copies_bitwise)
         }
     }
 }
+
+namespace
+{
+    // acc = 0; acc = acc + a_k @ b_k for k < steps (a gradient summed over
+    // unrolled time steps): fuse_elementwise makes the adds one group whose
+    // operands, the products, are made between its members. Returns the
+    // outputs; `scheduled`/`nodes` tell whether the adds ran as one node.
+    std::vector<buffer> run_accumulation(std::int64_t n, int steps, bool fuse,
+                                         std::size_t& scheduled, std::size_t& nodes)
+    {
+        ir::module m;
+        ir::graph& g = m.add_graph("main");
+        ir::builder b(g);
+        auto a = b.input({ir::dtype::float64, ir::shape{n, 1}}, "a");
+        auto c = b.input({ir::dtype::float64, ir::shape{1, n}}, "c");
+        auto acc = b.zeros(ir::shape{n, n}, ir::dtype::float64);
+        for (int k = 0; k < steps; ++k)
+        {
+            // A new product per step: a_k = a * (k + 1).
+            auto ak = b.binary(ir::op::MUL, a,
+                               b.constant(ir::scalar::of_float(ir::dtype::float64, double(k + 1))));
+            acc = b.binary(ir::op::ADD, acc, b.matmul(ak, c));
+        }
+        b.output(acc, "acc");
+        EXPECT_TRUE(b.ok()) << b.state().message();
+        if (fuse)
+        {
+            EXPECT_GE(ir::fuse_elementwise(g), 1);
+        }
+        cpu::cpu_options opts;
+        opts.numpy_loops = cpu::testing::numpy_table();
+        opts.fuse = fuse;
+        cpu::cpu_backend be(opts);
+        auto exe = be.compile(g, target{});
+        EXPECT_TRUE(exe) << (exe ? "" : exe.error().to_string());
+        if (!exe)
+        {
+            return {};
+        }
+        scheduled = exe.value()->main().m_regions[g.body()].size();
+        nodes = g.get_region(g.body()).nodes.size();
+        run_result r = exe.value()->run({random_buffer(ir::dtype::float64, {n, 1}, 7),
+                                         random_buffer(ir::dtype::float64, {1, n}, 8)});
+        EXPECT_TRUE(r.state) << r.state.to_string();
+        return r.outputs;
+    }
+} // namespace
+
+// A group that would keep more than held_operand_budget of cache-sized
+// operands waiting for its last member runs node by node (each add right
+// after its product); a small one still runs as one node. Same bytes either way.
+TEST(cpu_fusion, group_holding_many_cached_operands_runs_node_by_node)
+{
+    const int steps = 25;
+    std::size_t scheduled = 0, nodes = 0, plain_scheduled = 0, plain_nodes = 0;
+    // 25 products of 64x64 float64: 800 KiB held.
+    auto big = run_accumulation(64, steps, true, scheduled, nodes);
+    auto big_plain = run_accumulation(64, steps, false, plain_scheduled, plain_nodes);
+    EXPECT_GT(steps * 64 * 64 * 8, held_operand_budget);
+    EXPECT_GT(scheduled + steps / 2, nodes) << "the 25 adds ran as one group";
+    EXPECT_TRUE(same_bytes(big, big_plain));
+    // 25 products of 8x8: 12.5 KiB, within the budget.
+    auto small = run_accumulation(8, steps, true, scheduled, nodes);
+    auto small_plain = run_accumulation(8, steps, false, plain_scheduled, plain_nodes);
+    EXPECT_LT(scheduled + steps / 2, nodes) << "the 25 adds did not run as one group";
+    EXPECT_TRUE(same_bytes(small, small_plain));
+}
