@@ -5,6 +5,9 @@
 #include "backends/reference/reference_backend.hpp"
 #include "backends/served_by.hpp"
 #include "engine/engine_core.hpp"
+#include "ir/passes/cse.hpp"
+#include "ir/passes/dce.hpp"
+#include "ir/passes/fold_constants.hpp"
 #include "ir/passes/fuse_elementwise.hpp"
 
 #include <iostream>
@@ -92,6 +95,14 @@ namespace specula::engine
                                                                                std::string& refused)
     {
         const engine_backends& b = instance();
+        // The converter emits a node per Python operation: an unrolled loop
+        // repeats the same transposes, constants and index arithmetic at every
+        // step (the demo RNN's iteration: 1963 nodes, 400 of them constants),
+        // and the executor pays every node at every run. The passes are
+        // bit-exact (ir/README.md) and keep asserts and boundaries.
+        ir::fold_constants(g);
+        ir::eliminate_common_subexpressions(g);
+        ir::eliminate_dead_code(g);
         ir::fuse_elementwise(g);
         backends::target t;
         // float32 may take reassociating kernels (oneDNN) only in `fast` mode.

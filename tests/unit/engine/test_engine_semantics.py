@@ -291,3 +291,32 @@ def test_unpacking_a_list_whose_length_changes(tmp_path, monkeypatch):
     assert rows["total"]["guard_misses"] >= 1 and rows["total"]["graph_runs"] >= 3, rows["total"]
     assert rows["starred"]["state"] == "not_convertible", rows["starred"]
     assert "starred assignment target" in rows["starred"]["reason"], rows["starred"]
+
+
+def test_repeated_work_of_an_unrolled_loop_runs_once(tmp_path, monkeypatch):
+    # The engine folds, merges and drops repeated nodes before compiling
+    # (backend_choice.cpp): the product and the constants of an unrolled loop
+    # are one node each, and the results stay NumPy's bits.
+    monkeypatch.setenv("SPECULA_COST_CHECK", "off")
+    proc = differential(tmp_path, """
+        import numpy as np
+        def f(W, v):
+            acc = np.zeros(4)
+            for k in range(5):
+                acc = acc + (W @ v) * 2.0 + 1.0
+            return acc
+        W = np.arange(16.0).reshape(4, 4) / 7.0; v = np.arange(4.0) - 1.5
+        for _ in range(4):
+            r = f(W, v)
+        print(r.tobytes().hex())
+    """ + REPORT + """
+        try:
+            dot = _specula.graph_dot("f")
+        except LookupError:  # engine off
+            dot = ""
+        print("NODES" + _json.dumps([dot.count('"matmul'), dot.count('"constant')]))
+    """)
+    report, nodes = proc.stdout.split("REPORT")[1].split("NODES")
+    assert {r["name"]: r for r in json.loads(report)}["f"]["graph_runs"] == 4
+    matmuls, constants = json.loads(nodes)
+    assert matmuls == 1 and constants == 2, proc.stdout
