@@ -278,8 +278,25 @@ namespace specula::backends::cpu
 
             // The contracted dim is 1 (column @ row, as in the RNN's dW += dy @ h.T):
             // each element is `0 + a*b`, the same sum without the per-element loop.
+            // A unit-stride row (h.T of a column h) takes a loop the compiler
+            // vectorises: the same `0 + a*b` per element (no FMA), ~8x fewer
+            // instructions than the strided walk.
             void outer(const operand& a, const operand& b, T* c) const
             {
+                if (b.s_col == item)
+                {
+                    const T* pb = reinterpret_cast<const T*>(b.p);
+                    for (int i = 0; i < m_m; ++i)
+                    {
+                        const T ai = *at(a, i, 0);
+                        T* row = c + static_cast<std::ptrdiff_t>(i) * m_p;
+                        for (int j = 0; j < m_p; ++j)
+                        {
+                            row[j] = T(0) + ai * pb[j];
+                        }
+                    }
+                    return;
+                }
                 for (int i = 0; i < m_m; ++i)
                 {
                     const T ai = *at(a, i, 0);

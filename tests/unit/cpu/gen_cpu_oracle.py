@@ -71,7 +71,10 @@ def blas(rng, dt):
     big = values(rng, dt, (20001,), specials=False)
     col = values(rng, dt, (37, 1), specials=False)
     row = values(rng, dt, (1, 41), specials=False)
-    p = program(f"blas_{dt}", [a, b, v, w, big, col, row])
+    # Column @ row with -0.0, infinities and NaN: each element is `0 + a*b`.
+    col_specials = values(rng, dt, (37, 1))
+    row_specials = values(rng, dt, (1, 41))
+    p = program(f"blas_{dt}", [a, b, v, w, big, col, row, col_specials, row_specials])
     for name, f in (("matmul", np.matmul), ("dot", np.dot)):
         p.step(name, [0, 1], [], f)
         p.step(name, [0, 2], [], f)
@@ -79,6 +82,7 @@ def blas(rng, dt):
         p.step(name, [2, 2], [], f)
         p.step(name, [4, 4], [], f)
     p.step("matmul", [5, 6], [], np.matmul)
+    p.step("matmul", [7, 8], [], np.matmul)
     t = p.step("transpose", [0], [1, 0], np.transpose)
     p.step("matmul", [0, t], [], np.matmul)  # A @ A.T: NumPy calls syrk
     p.step("dot", [0, t], [], np.dot)
