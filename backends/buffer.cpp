@@ -282,6 +282,17 @@ namespace specula::backends
         return b;
     }
 
+    buffer buffer::borrow(void* data, ir::dtype elem, layout_ref layout, device dev)
+    {
+        buffer b;
+        b.m_data = static_cast<std::byte*>(data);
+        b.m_dtype = elem;
+        b.m_device = dev;
+        b.m_layout = std::move(layout);
+        b.p_layout = b.m_layout.get();
+        return b;
+    }
+
     bool buffer::is_contiguous() const
     {
         auto expect = static_cast<std::int64_t>(itemsize());

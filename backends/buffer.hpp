@@ -48,6 +48,10 @@ namespace specula::backends
                              std::vector<std::int64_t> strides = {}, device dev = {},
                              std::shared_ptr<void> keep_alive = {});
 
+        // The same through a layout the caller keeps across calls (the engine's
+        // runner caches one per input): no allocation.
+        static buffer borrow(void* data, ir::dtype elem, layout_ref layout, device dev = {});
+
         // The same bytes seen as `elem` with C-order `shape`, keeping them alive.
         buffer view(ir::dtype elem, std::vector<std::int64_t> shape) const;
         // The same bytes seen through a layout made by c_layout() (the arena

@@ -5,6 +5,7 @@
 
 #include "backends/interrupt.hpp"
 #include "engine/numpy_api.hpp"
+#include "engine/run_inputs.hpp"
 #include "engine/sunk_stores.hpp"
 #include "engine/tree_commit.hpp"
 #include "engine/write_buffer.hpp"
@@ -154,50 +155,6 @@ namespace specula::engine
                 return copy;
             }
             return PyArray_Return(reinterpret_cast<PyArrayObject*>(copy)); // steals copy
-        }
-
-        // Arrays NumPy owns, made before the run for the outputs whose shape is
-        // known then, so the graph writes them in place: the same arrays the
-        // copy in to_python() gives (C order, owndata, base None), without
-        // the copy. `arrays[i]` stays null where the output goes through
-        // to_python() (Python scalars, unknown shapes). Null on error, with
-        // the Python error cleared: the run then copies as before.
-        void make_destinations(const specialisation& spec,
-                               const std::vector<backends::buffer>& inputs,
-                               const std::vector<backends::buffer>& targets,
-                               std::vector<py::object>& arrays,
-                               std::vector<backends::buffer>& destinations)
-        {
-            std::vector<backends::executable::output_layout> layouts;
-            spec.exe->output_layouts(inputs, layouts);
-            if (layouts.size() != spec.outputs.size())
-            {
-                return;
-            }
-            arrays.assign(layouts.size(), py::object());
-            destinations.assign(layouts.size(), backends::buffer{});
-            for (size_t i = 0; i < layouts.size(); ++i)
-            {
-                const auto& l = layouts[i];
-                if (spec.outputs[i] != surface::ndarray || !l.known ||
-                    (i < targets.size() && !targets[i].is_null()))
-                {
-                    continue; // a sunk store's value lives in the user's array
-                }
-                std::vector<npy_intp> dims(l.shape.begin(), l.shape.end());
-                // New reference; PyArray_Empty steals the descriptor
-                // PyArray_DescrFromType returns.
-                PyObject* a = PyArray_Empty(static_cast<int>(dims.size()), dims.data(),
-                                            PyArray_DescrFromType(type_num_of(l.elem)), 0);
-                if (a == nullptr)
-                {
-                    PyErr_Clear();
-                    continue;
-                }
-                arrays[i] = py::reinterpret_steal<py::object>(a);
-                auto* arr = reinterpret_cast<PyArrayObject*>(a);
-                destinations[i] = backends::buffer::borrow(PyArray_DATA(arr), l.elem, l.shape);
-            }
         }
 
         // The lists a run builds, by the list's index in its plan: one
@@ -380,23 +337,6 @@ namespace specula::engine
                 return fp_verdict::reported;
             }
         }
-        // A table of the tree walked by check_guards(), borrowed (the plan
-        // keeps it until the next call).
-        backends::buffer tree_input(const specialisation& spec, const graph_input& in)
-        {
-            const tree_plan& t = *spec.trees[static_cast<size_t>(in.tree)];
-            tree_walk& w = t.last;
-            if (in.tree_count)
-            {
-                return backends::buffer::borrow(&w.nodes, ir::dtype::int64, {});
-            }
-            const auto k = static_cast<size_t>(in.tree_table);
-            if (t.tables[k].k == tree_table::kind::is_none)
-            {
-                return backends::buffer::borrow(w.bools[k].data(), ir::dtype::bool_, {w.nodes});
-            }
-            return backends::buffer::borrow(w.ints[k].data(), ir::dtype::int64, {w.nodes});
-        }
     } // namespace
 
     namespace
@@ -426,49 +366,9 @@ namespace specula::engine
                                   PyObject** result)
     {
         run_report report;
-        // Inputs: NumPy memory borrowed zero-copy (the arrays are kept alive by
-        // the frame for the whole call), Python floats through a local double.
-        std::vector<double> floats(spec.inputs.size());
-        std::vector<std::int64_t> ints(spec.inputs.size());
+        run_scalars scalars;
         std::vector<backends::buffer> inputs;
-        inputs.reserve(spec.inputs.size());
-        for (size_t k = 0; k < spec.inputs.size(); ++k)
-        {
-            if (spec.inputs[k].tree >= 0)
-            {
-                inputs.push_back(tree_input(spec, spec.inputs[k]));
-                continue;
-            }
-            PyObject* v = values[static_cast<size_t>(spec.inputs[k].src)];
-            if (spec.inputs[k].py_int)
-            {
-                // The int_range guard passed: it fits.
-                ints[k] = PyLong_AsLongLong(v);
-                inputs.push_back(backends::buffer::borrow(&ints[k], ir::dtype::int64, {}));
-                continue;
-            }
-            if (spec.inputs[k].py_float)
-            {
-                floats[k] = PyFloat_AS_DOUBLE(v);
-                inputs.push_back(backends::buffer::borrow(&floats[k], ir::dtype::float64, {}));
-                continue;
-            }
-            if (spec.inputs[k].np_scalar)
-            {
-                // The type guard passed: the scalar's C value fits the 8 bytes
-                // of `ints[k]` (every supported dtype is at most 8 bytes).
-                PyArray_ScalarAsCtype(v, &ints[k]);
-                inputs.push_back(
-                    backends::buffer::borrow(&ints[k], spec.inputs[k].scalar_elem, {}));
-                continue;
-            }
-            auto* a = reinterpret_cast<PyArrayObject*>(v);
-            std::vector<std::int64_t> shape(PyArray_DIMS(a), PyArray_DIMS(a) + PyArray_NDIM(a));
-            std::vector<std::int64_t> strides(PyArray_STRIDES(a),
-                                              PyArray_STRIDES(a) + PyArray_NDIM(a));
-            inputs.push_back(backends::buffer::borrow(
-                PyArray_DATA(a), *dtype_of_type_num(PyArray_DESCR(a)->type_num), shape, strides));
-        }
+        make_inputs(spec, values, scalars, inputs);
         // NumPy reports floating-point errors from the IEEE flags its loops
         // leave (np.seterr). The graph's kernels raise the same flags on this
         // thread (the CPU backend runs single-lane for that reason); when one

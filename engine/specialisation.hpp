@@ -90,6 +90,18 @@ namespace specula::engine
         bool tree_count = false;
     };
 
+    // What the runner keeps from one run to the next (run_inputs.cpp): the
+    // layouts of the array inputs and of the result arrays, so a steady run
+    // allocates none.
+    struct run_layouts
+    {
+        std::vector<backends::layout_ref> inputs; // per graph input
+        bool outputs_made = false;
+        bool outputs_static = false; // every output's type is static
+        std::vector<backends::executable::output_layout> outputs;
+        std::vector<backends::layout_ref> destinations; // per output
+    };
+
     struct specialisation
     {
         std::unique_ptr<ir::module> module;
@@ -120,5 +132,6 @@ namespace specula::engine
         // with the region while a CPython call of its situation is timed.
         std::shared_ptr<spec_cost> cost = std::make_shared<spec_cost>();
         py::object globals; // the function's globals dict it was built for
+        mutable run_layouts layouts;
     };
 } // namespace specula::engine
