@@ -99,10 +99,13 @@ namespace specula::engine
         // repeats the same transposes, constants and index arithmetic at every
         // step (the demo RNN's iteration: 1963 nodes, 400 of them constants),
         // and the executor pays every node at every run. The passes are
-        // bit-exact (ir/README.md) and keep asserts and boundaries.
+        // bit-exact (ir/README.md) and keep asserts and boundaries; DCE keeps
+        // the dead nodes NumPy would still warn or raise from.
         ir::fold_constants(g);
         ir::eliminate_common_subexpressions(g);
-        ir::eliminate_dead_code(g);
+        ir::dce_options dce;
+        dce.keep_signalling = true;
+        ir::eliminate_dead_code(g, dce);
         ir::fuse_elementwise(g);
         backends::target t;
         // float32 may take reassociating kernels (oneDNN) only in `fast` mode.
