@@ -42,9 +42,9 @@ namespace specula::engine::converter
     {
         ir::value_id value = ir::no_id;
         surface surf = surface::ndarray;
-        int src = -1;           // the source array this entry *is* (writes become effects)
-        int view_of = -1;       // entry this one is a NumPy view of
-        bool escaped = false;   // stored, printed or returned: no in-place after this
+        int src = -1;         // the source array this entry *is* (writes become effects)
+        int view_of = -1;     // entry this one is a NumPy view of
+        bool escaped = false; // stored, printed or returned: no in-place after this
         // Escaped only into global name bindings (cell mode): the object committed is the
         // entry's final value and nothing sees it before the commit, so an in-place
         // update after the binding stays exact (`logits = ...; logits -= m`).
