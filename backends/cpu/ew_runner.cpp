@@ -179,12 +179,15 @@ namespace specula::backends::cpu
             return status::unimplemented("rank above 16");
         }
         const std::int64_t n = out0.size();
+        const std::int64_t inner = rank > 0 ? shape.back() : 0;
+        m_row = 0;
         for (std::size_t i = 0; i < m_operands.size(); ++i)
         {
             const buffer& b = *inputs[i];
             operand& op = m_operands[i];
             op.base = b.data();
             op.gather = false;
+            op.row_direct = false;
             if (b.rank() > rank)
             {
                 return status::invalid("input rank above the output's");
@@ -208,23 +211,17 @@ namespace specula::backends::cpu
             {
                 op.gather = true;
                 set_strides(op, b, shape);
-            }
-        }
-        // A view whose rows are unit-strided (a slice of a matrix: u[1:-1, 2:])
-        // is read in place one row at a time, as NumPy's own iterator hands its
-        // loops a row, instead of being copied block by block into scratch.
-        // Blocks are then cut at the row ends.
-        m_row = 0;
-        const std::int64_t inner = rank > 0 ? shape.back() : 0;
-        for (std::size_t i = 0; i < m_operands.size(); ++i)
-        {
-            operand& op = m_operands[i];
-            op.row_direct =
-                op.gather && rank >= 2 && inner >= min_direct_row &&
-                op.strides[rank - 1] == static_cast<std::int64_t>(inputs[i]->itemsize());
-            if (op.row_direct)
-            {
-                m_row = inner;
+                // A view whose rows are unit-strided (a slice of a matrix:
+                // u[1:-1, 2:]) is read in place one row at a time, as NumPy's
+                // own iterator hands its loops a row, instead of being copied
+                // block by block into scratch. Blocks are then cut at the row
+                // ends.
+                op.row_direct = rank >= 2 && inner >= min_direct_row &&
+                                op.strides[rank - 1] == static_cast<std::int64_t>(b.itemsize());
+                if (op.row_direct)
+                {
+                    m_row = inner;
+                }
             }
         }
         if (n == 0)

@@ -147,6 +147,31 @@ namespace
         }
         return true;
     }
+    // `g` compiled on a CPU backend with NumPy's loops (`fuse`: run the groups
+    // fuse_elementwise left as one node each) and run once on `inputs`.
+    // `scheduled` gets the length of the main region's schedule.
+    std::vector<buffer> run_on_cpu(ir::graph& g, bool fuse, const std::vector<buffer>& inputs,
+                                   int threads = 0, std::size_t* scheduled = nullptr)
+    {
+        cpu::cpu_options opts;
+        opts.numpy_loops = cpu::testing::numpy_table();
+        opts.threads = threads;
+        opts.fuse = fuse;
+        cpu::cpu_backend be(opts);
+        auto exe = be.compile(g, target{});
+        EXPECT_TRUE(exe) << (exe ? "" : exe.error().to_string());
+        if (!exe)
+        {
+            return {};
+        }
+        if (scheduled != nullptr)
+        {
+            *scheduled = exe.value()->main().m_regions[g.body()].size();
+        }
+        run_result r = exe.value()->run(inputs);
+        EXPECT_TRUE(r.state) << r.state.to_string();
+        return r.outputs;
+    }
 } // namespace
 
 TEST(cpu_fusion, fused_group_equals_unfused_bitwise)
@@ -275,21 +300,9 @@ namespace
         {
             ir::fuse_elementwise(g);
         }
-        cpu::cpu_options opts;
-        opts.numpy_loops = cpu::testing::numpy_table();
-        opts.fuse = fuse;
-        cpu::cpu_backend be(opts);
-        auto exe = be.compile(g, target{});
-        EXPECT_TRUE(exe) << (exe ? "" : exe.error().to_string());
-        if (!exe)
-        {
-            return {};
-        }
-        std::vector<buffer> in = {random_buffer(ir::dtype::float64, {n}, 3),
-                                  random_buffer(ir::dtype::float64, {n}, 4)};
-        run_result r = exe.value()->run(in);
-        EXPECT_TRUE(r.state) << r.state.to_string();
-        return r.outputs;
+        return run_on_cpu(
+            g, fuse,
+            {random_buffer(ir::dtype::float64, {n}, 3), random_buffer(ir::dtype::float64, {n}, 4)});
     }
 } // namespace
 
@@ -418,20 +431,7 @@ namespace
         {
             EXPECT_GE(ir::fuse_elementwise(g), 1);
         }
-        cpu::cpu_options opts;
-        opts.numpy_loops = cpu::testing::numpy_table();
-        opts.threads = threads;
-        opts.fuse = fuse;
-        cpu::cpu_backend be(opts);
-        auto exe = be.compile(g, target{});
-        EXPECT_TRUE(exe) << (exe ? "" : exe.error().to_string());
-        if (!exe)
-        {
-            return {};
-        }
-        run_result r = exe.value()->run({x, y});
-        EXPECT_TRUE(r.state) << r.state.to_string();
-        return r.outputs;
+        return run_on_cpu(g, fuse, {x, y}, threads);
     }
 
     // An interior window [1:-1, 1:-1] of a (rows + 2) x (cols + 2) array: rows
@@ -504,22 +504,11 @@ namespace
         {
             EXPECT_GE(ir::fuse_elementwise(g), 1);
         }
-        cpu::cpu_options opts;
-        opts.numpy_loops = cpu::testing::numpy_table();
-        opts.fuse = fuse;
-        cpu::cpu_backend be(opts);
-        auto exe = be.compile(g, target{});
-        EXPECT_TRUE(exe) << (exe ? "" : exe.error().to_string());
-        if (!exe)
-        {
-            return {};
-        }
-        scheduled = exe.value()->main().m_regions[g.body()].size();
         nodes = g.get_region(g.body()).nodes.size();
-        run_result r = exe.value()->run({random_buffer(ir::dtype::float64, {n, 1}, 7),
-                                         random_buffer(ir::dtype::float64, {1, n}, 8)});
-        EXPECT_TRUE(r.state) << r.state.to_string();
-        return r.outputs;
+        return run_on_cpu(g, fuse,
+                          {random_buffer(ir::dtype::float64, {n, 1}, 7),
+                           random_buffer(ir::dtype::float64, {1, n}, 8)},
+                          0, &scheduled);
     }
 } // namespace
 
