@@ -187,6 +187,43 @@ namespace specula::engine
             }
             return found;
         }
+
+        // A descriptor whose __get__ is Python code: a property, or a class
+        // written in Python. The C ones (a function's __code__, slots, methods
+        // binding) run none.
+        bool runs_python_code(PyObject* descriptor)
+        {
+            PyTypeObject* t = Py_TYPE(descriptor);
+            return t->tp_descr_get != nullptr &&
+                   (PyObject_TypeCheck(descriptor, &PyProperty_Type) ||
+                    PyType_HasFeature(t, Py_TPFLAGS_HEAPTYPE));
+        }
+
+        // `parent.key` as a plain instance (or plain class) attribute, kept by
+        // `owned`, or nullptr. The converter only reads attributes no Python
+        // descriptor of the class handles; a class that gained one since (a
+        // property, a Python __get__) or a custom __getattribute__ would run
+        // Python code here and again in CPython after the miss: the getter's
+        // effects twice, a KeyboardInterrupt raised in it lost. They resolve
+        // to nullptr instead, and CPython makes the one real lookup.
+        PyObject* plain_attr_of(PyObject* parent, PyObject* key, owned_refs& owned)
+        {
+            if (parent == nullptr || Py_TYPE(parent)->tp_getattro != PyObject_GenericGetAttr)
+            {
+                return nullptr;
+            }
+            PyObject* in_type = _PyType_Lookup(Py_TYPE(parent), key); // borrowed, no exception
+            if (in_type != nullptr && runs_python_code(in_type))
+            {
+                return nullptr;
+            }
+            PyObject* value = owned.keep(PyObject_GenericGetAttr(parent, key)); // new reference
+            if (value == nullptr)
+            {
+                PyErr_Clear(); // AttributeError; no Python code ran
+            }
+            return value;
+        }
     } // namespace
 
     PyObject* source_table::resolve(int i, const frame_hook::frame_view& frame,
@@ -208,18 +245,7 @@ namespace specula::engine
                        ? dict_lookup(PyModule_GetDict(parent), s.key.ptr())
                        : nullptr;
         case source_kind::attr:
-        {
-            if (parent == nullptr)
-            {
-                return nullptr;
-            }
-            PyObject* value = owned.keep(PyObject_GenericGetAttr(parent, s.key.ptr()));
-            if (value == nullptr)
-            {
-                PyErr_Clear();
-            }
-            return value;
-        }
+            return plain_attr_of(parent, s.key.ptr(), owned);
         case source_kind::item:
             return parent != nullptr ? item_of(parent, s) : nullptr;
         case source_kind::computed_item:

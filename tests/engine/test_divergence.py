@@ -41,6 +41,8 @@ are exactly those of the engine-off run.
 29 warnings shown once / filters   warnings_once.py (default once-per-location, filter changes)
 30 dead work dropped               dead_work.py (unused float ops, int division, indexing: their
                                    warnings, FloatingPointError and IndexError stay)
+31 descriptors arriving late       late_descriptor.py (a property / Python __get__ added to the
+                                   class: the getter's effects once, its interrupt kept)
 """
 
 import pytest
@@ -78,6 +80,7 @@ FOOTGUNS = {
     "evaluation order of side effects": "argument_evaluation_order.py",
     "warnings shown once, filters changed": "warnings_once.py",
     "dead work dropped with what it signals": "dead_work.py",
+    "descriptors arriving late": "late_descriptor.py",
 }
 PROGRAMS = {p.name.split("/")[-1]: p for p in harness.programs("divergence")}
 INTERRUPT_ROUNDS = "100"
