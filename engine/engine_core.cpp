@@ -142,7 +142,9 @@ namespace specula::engine
             rec->prof.clear();
             rec->recompile_pending = false;
             rec->cost_injections.clear();
-            rec->chunk = loop_chunk_record{rec->chunk.target};
+            loop_chunk_record fresh;
+            fresh.target = rec->chunk.target;
+            rec->chunk = std::move(fresh);
             kept.push_back(std::move(rec));
         }
         m_records = std::move(kept);
@@ -364,11 +366,15 @@ namespace specula::engine
             }
             if (spec->fallback_only)
             {
-                r.record_fallback(spec->fallback_reason);
                 if (spec->cost->verdict == cost_verdict::cpython)
                 {
+                    r.record_cost_cpython_call(spec->fallback_reason);
                     // Timed by the caller: the median of its situation.
                     r.expect_cpython_time(spec->cost, units);
+                }
+                else
+                {
+                    r.record_fallback(spec->fallback_reason);
                 }
                 return frame_exit::run_default;
             }

@@ -315,9 +315,10 @@ namespace specula::engine
         out << "\n  " << verdict(r) << "\n";
         const region_counters& c = r.counters();
         out << "  counters: " << c.graph_runs << " graph run(s), " << c.fallbacks
-            << " fallback(s), " << c.guard_misses << " guard miss(es), " << c.assert_failures
-            << " assert failure(s), " << c.compiles << " compile(s), " << c.dropped_specialisations
-            << " dropped specialisation(s)\n";
+            << " fallback(s), " << c.cost_cpython_calls
+            << " call(s) sent to CPython by the cost check, " << c.guard_misses
+            << " guard miss(es), " << c.assert_failures << " assert failure(s), " << c.compiles
+            << " compile(s), " << c.dropped_specialisations << " dropped specialisation(s)\n";
         const region_timing& t = r.timing();
         out << "  time: " << t.graph_s << " s in " << t.graph_calls << " graph call(s), "
             << t.cpython_s << " s in " << t.cpython_calls << " timed CPython call(s)\n";

@@ -107,6 +107,12 @@ namespace specula::engine
         m_reason = std::move(why);
     }
 
+    void region::record_cost_cpython_call(std::string why)
+    {
+        ++m_counters.cost_cpython_calls;
+        m_reason = std::move(why);
+    }
+
     bool region::record_assert_failure(const std::string& why, std::int64_t failures_of_exit)
     {
         ++m_counters.assert_failures;

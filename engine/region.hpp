@@ -41,6 +41,9 @@ namespace specula::engine
         // In-place updates a graph run wrote straight into the user's array
         // (engine/sunk_stores.hpp) instead of copying at commit.
         std::int64_t sunk_stores = 0;
+        // Calls the cost verdict sent to CPython because there the graph was
+        // slower: a choice, not a failure, so not among the fallbacks.
+        std::int64_t cost_cpython_calls = 0;
     };
 
     // Wall-clock time of the region's calls, for the report.
@@ -96,6 +99,7 @@ namespace specula::engine
             m_counters.sunk_stores += sunk_stores;
         }
         void record_fallback(std::string why);
+        void record_cost_cpython_call(std::string why);
         // An in-graph assert fired; `failures_of_exit` counts that exit on the
         // specialisation that ran. Returns true when that specialisation must go.
         bool record_assert_failure(const std::string& why, std::int64_t failures_of_exit);

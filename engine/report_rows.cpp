@@ -108,6 +108,7 @@ namespace specula::engine
             d["reason"] = r.reason() ? py::object(py::str(*r.reason())) : py::object(py::none());
             d["compiles"] = r.counters().compiles;
             d["sunk_stores"] = r.counters().sunk_stores;
+            d["cost_cpython_calls"] = r.counters().cost_cpython_calls;
             // Chunks of a loop are graph time too (loop_chunks.hpp).
             d["time_graph_s"] = r.timing().graph_s + rec->chunk.time_s;
             d["time_cpython_s"] = r.timing().cpython_s;

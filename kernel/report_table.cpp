@@ -92,9 +92,26 @@ namespace specula::kernel
         return text;
     }
 
+    std::string format_time_split(double graph_s, double cpython_s)
+    {
+        auto one = [](double s) { return s == 0.0 ? std::string("0") : format_time_saved(s); };
+        return one(graph_s) + " / " + one(cpython_s);
+    }
+
     namespace
     {
-        constexpr std::size_t column_count = 9;
+        constexpr std::size_t column_count = 10;
+
+        // "3", or "3 (+25 by cost)" when the cost check chose CPython too.
+        std::string fallbacks_cell(const report_row& row)
+        {
+            std::string cell = std::to_string(row.fallbacks);
+            if (row.cost_cpython_calls > 0)
+            {
+                cell += " (+" + std::to_string(row.cost_cpython_calls) + " by cost)";
+            }
+            return cell;
+        }
         using table_line = std::array<std::string, column_count>;
 
         table_line cells_of(const report_row& row, const cell_names& cells)
@@ -104,8 +121,9 @@ namespace specula::kernel
                     row.kind,
                     row.state,
                     std::to_string(row.graph_runs),
-                    std::to_string(row.fallbacks),
+                    fallbacks_cell(row),
                     std::to_string(row.guard_misses) + "/" + std::to_string(row.assert_failures),
+                    format_time_split(row.time_graph_s, row.time_cpython_s),
                     format_time_saved(row.time_saved_s),
                     cells.rewrite(row.reason.value_or(""))};
         }
@@ -132,7 +150,8 @@ namespace specula::kernel
             return "No region has become hot yet: every call so far ran in CPython.\n";
         }
         std::vector<table_line> lines = {{"region", "where", "kind", "state", "graph runs",
-                                          "fallbacks", "misses/asserts", "time saved", "reason"}};
+                                          "fallbacks", "misses/asserts", "time graph / CPython",
+                                          "time saved", "reason"}};
         for (const report_row& row : rows)
         {
             lines.push_back(cells_of(row, cells));

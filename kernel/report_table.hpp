@@ -26,10 +26,17 @@ namespace specula::kernel
         // Estimated seconds the graphs saved against CPython (engine/README.md,
         // "Time saved"); unknown until a situation has both medians.
         std::optional<double> time_saved_s;
+        // Calls the cost check sent to CPython (not fallbacks: a choice).
+        std::int64_t cost_cpython_calls = 0;
+        // Wall-clock totals of the timed graph and CPython calls.
+        double time_graph_s = 0.0;
+        double time_cpython_s = 0.0;
     };
 
     // "12.3 ms", "-0.41 ms", "2.05 s", "-" when unknown.
     std::string format_time_saved(std::optional<double> seconds);
+    // "7 ms / 30.2 ms": time in graphs against time in CPython.
+    std::string format_time_split(double graph_s, double cpython_s);
 
     // Names notebook cells by execution count: IPython compiles each cell
     // under a temporary file name, which means nothing to the user.

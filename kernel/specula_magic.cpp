@@ -61,6 +61,15 @@ namespace specula::kernel
             {
                 row.reason = py::str(d["reason"]).cast<std::string>();
             }
+            if (d.contains("cost_cpython_calls"))
+            {
+                row.cost_cpython_calls = d["cost_cpython_calls"].cast<std::int64_t>();
+            }
+            if (d.contains("time_graph_s") && d.contains("time_cpython_s"))
+            {
+                row.time_graph_s = d["time_graph_s"].cast<double>();
+                row.time_cpython_s = d["time_cpython_s"].cast<double>();
+            }
             if (d.contains("time_saved_s") && !d["time_saved_s"].is_none())
             {
                 row.time_saved_s = d["time_saved_s"].cast<double>();
