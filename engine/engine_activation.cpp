@@ -2,8 +2,10 @@
 // cold). Enabling costs nothing for a program that never imports NumPy: the
 // frame hook is installed when NumPy is imported (or at once if it already
 // is), and NumPy's C API and the whitelist are loaded on the engine's first
-// real work. Threshold 0 (profile and compile as early as possible) keeps the
-// hook installed from enable() on and never parks it.
+// real work once the program has imported NumPy (cell loops and re-run cells
+// enter the engine through their own calls, hook or not, so every entry asks;
+// the engine never imports NumPy itself). Threshold 0 (profile and compile as early as possible)
+// keeps the hook installed from enable() on and never parks it.
 #include <pybind11/pybind11.h>
 
 #include "engine/engine_core.hpp"
@@ -104,6 +106,12 @@ namespace specula::engine
         }
         m_loaded = true;
         return true;
+    }
+
+    bool engine_core::program_uses_numpy()
+    {
+        PyObject* modules = PyImport_GetModuleDict();             // borrowed
+        return PyDict_GetItemString(modules, "numpy") != nullptr; // borrowed; no exception
     }
 
     void engine_core::collect_library_prefixes()

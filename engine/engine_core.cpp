@@ -252,7 +252,7 @@ namespace specula::engine
     frame_exit engine_core::enter_region(region_record& rec, const frame_hook::frame_view& frame,
                                          PyObject** result)
     {
-        if (!m_loaded && !load())
+        if (!m_loaded && (!program_uses_numpy() || !load()))
         {
             return frame_exit::run_default;
         }

@@ -1,13 +1,16 @@
 """What the engine costs cells it never compiles (DESIGN invariant 4): a loop
 refused as not convertible stops entering the engine once that verdict is in,
-and still reports why; a cell run again reuses its transformed tree."""
+and still reports why; a cell run again reuses its transformed tree; a
+session that never imports NumPy never has it imported by the engine."""
+
+import os
 
 import pytest
 
-from kernel_harness import execute, outputs
-from test_cell_loops import _report, _stdout, kernels  # noqa: F401 (fixture)
+from kernel_harness import execute, outputs, start_kernel, stop_kernel
+from test_cell_loops import MODES, _report, _stdout, kernels  # noqa: F401 (fixture)
 
-WORDS = ("import random\nrw = random.Random(0)\n"
+WORDS = ("import numpy as np\nimport random\nrw = random.Random(0)\n"
          "words = [''.join(rw.choice(['ka', 'lo', 'mi', 'ne']) for _ in range(rw.randint(1, 3)))"
          " for _ in range(5000)]")
 COUNT = ("print(get_ipython().execution_count)\n"
@@ -79,3 +82,30 @@ def test_the_cached_tree_is_not_changed_by_ipython(kernels):
             assert [o["data"]["text/plain"] for o in outputs(messages, "execute_result")] == ["10"]
     finally:
         execute(kc, "%config InteractiveShell.ast_node_interactivity = 'last_expr'")
+
+
+HOT_PURE_PYTHON = ("def f(n):\n    s = 0\n    for i in range(n):\n        s += i * i\n    return s\n"
+                   "for k in range(5):\n    r = f(1000)\n"
+                   "acc = 0\nfor i in range(3000):\n    acc += i\n"
+                   "import sys\nprint(r, acc, 'numpy' in sys.modules)")
+
+
+@pytest.mark.parametrize("mode", ["off", "thr0", "default"])
+def test_the_engine_never_imports_numpy_itself(mode):
+    """Importing NumPy is a visible effect (sys.modules, ~0.1 s): hot loops and
+    functions of a session without NumPy run in CPython, as in ipykernel."""
+    env = dict(os.environ)
+    for key in ("SPECULA_ENGINE", "SPECULA_THRESHOLD", "SPECULA_COST_CHECK"):
+        env.pop(key, None)
+    env.update(MODES[mode])
+    km, kc = start_kernel(env=env)
+    try:
+        for _ in range(2):
+            reply, messages = execute(kc, HOT_PURE_PYTHON)
+            assert reply["status"] == "ok", reply
+            assert _stdout(messages) == "332833500 4498500 False\n"
+        reply, messages = execute(kc, "import numpy as np\n" + HOT_PURE_PYTHON)
+        assert reply["status"] == "ok", reply
+        assert _stdout(messages) == "332833500 4498500 True\n"
+    finally:
+        stop_kernel(km, kc)
