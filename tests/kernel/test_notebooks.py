@@ -28,3 +28,10 @@ def test_notebook_executes(path):
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if o.get("output_type") == "error"]
     assert errors == []
+    # A notebook comparing engine off with engine on (the demo) says so per model.
+    stdout = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
+                     for o in c.get("outputs", []) if o.get("name") == "stdout")
+    verdicts = [line for line in stdout.splitlines() if "bit-for-bit identical" in line]
+    assert all(line.endswith(": True") for line in verdicts), verdicts
+    if os.path.basename(path) == "demo.ipynb":
+        assert len(verdicts) == 2, stdout
