@@ -140,10 +140,13 @@ namespace specula::engine::converter
     bool converter::counter_branch(const cval& test, bool& known)
     {
         known = false;
-        if (!(m_cell_mode || !m_loop_locals.empty()) || test.k != cval::kind::array ||
-            !m_inlined.empty())
+        // Functions keep the IR IF (both sides, no guard). A loop's graph
+        // decides here inside the functions it inlines too: the expression
+        // reads only graph inputs, so its outcome is fixed at entry (a chunk's
+        // counter is an IR value with no expression: never decided here).
+        if (!(m_cell_mode || !m_loop_locals.empty()) || test.k != cval::kind::array)
         {
-            return false; // functions keep the IR IF (both sides, no guard)
+            return false;
         }
         const array_entry& e = m_arrays[static_cast<size_t>(test.arr)];
         std::int64_t r = 0;

@@ -435,4 +435,21 @@ PROGRAMS = [
          "history.append(epoch_loss / n_samples)"] * 6 + [
         "history, W1, b1, W2, b2, xb, yb, start, epoch_loss",
     ]),
+    # A function the loop inlines branches on an int the loop carries through a
+    # global (a text position wrapping around, as min-char-rnn's reset): the
+    # branch is decided under a guard on its outcome, not by a graph per value.
+    cell_program("inlined_branch_on_a_carried_int", [
+        SETUP + "data = list(range(23))\n"
+        "def step(w, pos, n):\n"
+        "    if pos + 4 >= n:\n"
+        "        pos = 0\n"
+        "        w = w * 0.5\n"
+        "    w = w + data[pos] * 0.25\n"
+        "    return w, pos + 3",
+        "w, pos = np.ones(4), 0\n"
+        "for it in range(30):\n"
+        "    w, pos = step(w, pos, len(data))\n"
+        "print(pos, it)\n"
+        "w",
+    ]),
 ]

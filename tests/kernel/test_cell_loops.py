@@ -173,6 +173,26 @@ def test_a_changing_counter_leaves_other_globals_specialised(kernels, mode):
     assert rows[0]["compiles"] == 1 and rows[0]["graph_runs"] >= 3, rows[0]
 
 
+@pytest.mark.parametrize("mode", ["thr0", "default"])
+def test_an_inlined_branch_on_a_carried_int_compiles_per_outcome(kernels, mode):
+    """`pos` changes every iteration and the inlined function branches on it:
+    one graph per side of the branch, not one per value of `pos`."""
+    km, kc = kernels[mode]
+    execute(kc, "%reset -f", store_history=False)
+    program = next(p for p in PROGRAMS if p.name == "inlined_branch_on_a_carried_int")
+    reply, _ = execute(kc, program.cells[0])
+    assert reply["status"] == "ok", reply
+    reply, messages = execute(kc, "print(get_ipython().execution_count)\n" + program.cells[1])
+    assert reply["status"] == "ok", reply
+    count = int(_stdout(messages).split()[0])
+    rows = [r for r in _report(kc) if r["kind"] == "loop" and r["name"] == f"In [{count}], line 3"]
+    assert len(rows) == 1, rows
+    row = {k: rows[0][k] for k in ("state", "compiles", "graph_runs", "guard_misses", "reason")}
+    assert row["compiles"] <= 3, row
+    if mode == "thr0":  # no cost check: every iteration after the first compile
+        assert row["state"] == "compiled" and row["graph_runs"] >= 20, row
+
+
 def test_report_rows_for_loops(kernels):
     km, kc = kernels["thr0"]
     execute(kc, "%reset -f", store_history=False)
