@@ -4,8 +4,9 @@ one process: where a graph of many small ops stands against CPython.
     PYTHONPATH=build/python SPECULA_COST_CHECK=off /usr/bin/python3 bench/cpu/rnn_iteration.py
         [--hidden 64] [--rounds 15] [--iterations 20] [--profile-seconds 0]
 
-The RNN cell of notebooks/demo.ipynb (the one defining `train_rnn`) is run as
-the kernel runs it: its loops marked by `specula.cell_loops` (the training
+The RNN cell of notebooks/demo.ipynb (the one defining `rnn_iteration`) is run
+as the kernel runs it, with the notebook's timed training loop wrapped in a
+`train_rnn` function: its loops marked by `specula.cell_loops` (the training
 loop inside `train_rnn` is an on-stack-replacement region), compiled under a
 real file name so the engine reads its source. `--hidden` changes H (W1 uses
 100). Each round times `train_rnn(rnn, --iterations)` with the engine off and
@@ -38,8 +39,22 @@ def rnn_cell_source(hidden):
     with open(DEMO) as f:
         cells = json.load(f)["cells"]
     source = next("".join(c["source"]) for c in cells
-                  if c["cell_type"] == "code" and "def train_rnn" in "".join(c["source"]))
-    return source.replace("V, H, T = len(chars), 64, 25", f"V, H, T = len(chars), {hidden}, 25")
+                  if c["cell_type"] == "code" and "def rnn_iteration" in "".join(c["source"]))
+    source = source.replace("V, H, T = len(chars), 64, 25", f"V, H, T = len(chars), {hidden}, 25")
+    # The notebook's timed cell loop, as a function so each round starts it afresh.
+    return source + TRAIN_RNN
+
+
+TRAIN_RNN = """
+
+def train_rnn(rnn, iterations):
+    mem = [np.zeros_like(w) for w in rnn]
+    h, pos, losses = np.zeros((H, 1)), 0, []
+    for it in range(iterations):
+        h, pos, loss = rnn_iteration(rnn, mem, h, pos)
+        losses.append(loss)
+    return losses
+"""
 
 
 def load_cell(source, directory):
