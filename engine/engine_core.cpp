@@ -502,6 +502,7 @@ namespace specula::engine
         region& r = *rec.r;
         r.record_compile();
         note_engine_work();
+        const auto started = std::chrono::steady_clock::now();
         std::string diagnostic;
         auto convert = [&](converter::converter& c)
         {
@@ -531,6 +532,8 @@ namespace specula::engine
             diagnostic.clear();
             spec = convert(*again);
         }
+        r.record_compile_time(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
         const converter::converter& last = again ? *again : conv;
         if (!spec)
         {

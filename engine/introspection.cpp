@@ -321,7 +321,8 @@ namespace specula::engine
             << " compile(s), " << c.dropped_specialisations << " dropped specialisation(s)\n";
         const region_timing& t = r.timing();
         out << "  time: " << t.graph_s << " s in " << t.graph_calls << " graph call(s), "
-            << t.cpython_s << " s in " << t.cpython_calls << " timed CPython call(s)\n";
+            << t.cpython_s << " s in " << t.cpython_calls << " timed CPython call(s), "
+            << t.compile_s << " s converting and compiling\n";
         if (rec.cell_body && std::string(rec.kind) == "loop")
         {
             write_chunks(out, rec.chunk);

@@ -53,6 +53,7 @@ namespace specula::engine
         std::int64_t cpython_calls = 0;
         double graph_s = 0.0; // total of the graph calls (guards to return)
         std::int64_t graph_calls = 0;
+        double compile_s = 0.0; // conversion and backend compilation, failed ones too
     };
 
     class region
@@ -93,6 +94,7 @@ namespace specula::engine
         // the region recompiled too often to be worth another attempt.
         bool record_guard_miss(std::string explanation);
         void record_compile() { ++m_counters.compiles; }
+        void record_compile_time(double seconds) { m_timing.compile_s += seconds; }
         void record_graph_run(std::int64_t sunk_stores = 0)
         {
             ++m_counters.graph_runs;

@@ -112,6 +112,7 @@ namespace specula::engine
             // Chunks of a loop are graph time too (loop_chunks.hpp).
             d["time_graph_s"] = r.timing().graph_s + rec->chunk.time_s;
             d["time_cpython_s"] = r.timing().cpython_s;
+            d["time_compile_s"] = r.timing().compile_s;
             d["time_saved_s"] = seconds_or_none(region_time_saved(r));
             py::list specs;
             const auto& list = r.specialisations();

@@ -92,10 +92,10 @@ namespace specula::kernel
         return text;
     }
 
-    std::string format_time_split(double graph_s, double cpython_s)
+    std::string format_time_split(double graph_s, double cpython_s, double compile_s)
     {
         auto one = [](double s) { return s == 0.0 ? std::string("0") : format_time_saved(s); };
-        return one(graph_s) + " / " + one(cpython_s);
+        return one(graph_s) + " / " + one(cpython_s) + " / " + one(compile_s);
     }
 
     namespace
@@ -123,7 +123,7 @@ namespace specula::kernel
                     std::to_string(row.graph_runs),
                     fallbacks_cell(row),
                     std::to_string(row.guard_misses) + "/" + std::to_string(row.assert_failures),
-                    format_time_split(row.time_graph_s, row.time_cpython_s),
+                    format_time_split(row.time_graph_s, row.time_cpython_s, row.time_compile_s),
                     format_time_saved(row.time_saved_s),
                     cells.rewrite(row.reason.value_or(""))};
         }
@@ -149,9 +149,9 @@ namespace specula::kernel
         {
             return "No region has become hot yet: every call so far ran in CPython.\n";
         }
-        std::vector<table_line> lines = {{"region", "where", "kind", "state", "graph runs",
-                                          "fallbacks", "misses/asserts", "time graph / CPython",
-                                          "time saved", "reason"}};
+        std::vector<table_line> lines = {
+            {"region", "where", "kind", "state", "graph runs", "fallbacks", "misses/asserts",
+             "time graph / CPython / compiling", "time saved", "reason"}};
         for (const report_row& row : rows)
         {
             lines.push_back(cells_of(row, cells));

@@ -31,12 +31,13 @@ namespace specula::kernel
         // Wall-clock totals of the timed graph and CPython calls.
         double time_graph_s = 0.0;
         double time_cpython_s = 0.0;
+        double time_compile_s = 0.0;
     };
 
     // "12.3 ms", "-0.41 ms", "2.05 s", "-" when unknown.
     std::string format_time_saved(std::optional<double> seconds);
-    // "7 ms / 30.2 ms": time in graphs against time in CPython.
-    std::string format_time_split(double graph_s, double cpython_s);
+    // "7 ms / 30.2 ms / 12 ms": time in graphs, in CPython, and compiling.
+    std::string format_time_split(double graph_s, double cpython_s, double compile_s);
 
     // Names notebook cells by execution count: IPython compiles each cell
     // under a temporary file name, which means nothing to the user.

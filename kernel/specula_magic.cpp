@@ -70,6 +70,10 @@ namespace specula::kernel
                 row.time_graph_s = d["time_graph_s"].cast<double>();
                 row.time_cpython_s = d["time_cpython_s"].cast<double>();
             }
+            if (d.contains("time_compile_s"))
+            {
+                row.time_compile_s = d["time_compile_s"].cast<double>();
+            }
             if (d.contains("time_saved_s") && !d["time_saved_s"].is_none())
             {
                 row.time_saved_s = d["time_saved_s"].cast<double>();

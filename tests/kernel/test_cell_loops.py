@@ -207,7 +207,7 @@ def test_report_rows_for_loops(kernels):
     assert len(rows) == 1, [(r["name"], r["line"], r["graph_runs"]) for r in report]
     row = rows[0]
     assert row["line"] == 2 and row["state"] == "compiled" and row["graph_runs"] == 5
-    assert row["time_graph_s"] > 0.0
+    assert row["time_graph_s"] > 0.0 and row["time_compile_s"] > 0.0
     reply, messages = execute(kc, "%specula report")
     assert reply["status"] == "ok"
     assert f"In [{count}], line 2" in _stdout(messages)

@@ -35,12 +35,12 @@ TEST(report_table, rows_are_aligned_and_complete)
 {
     sk::cell_names cells;
     cells.record("/tmp/c.py", 2);
-    sk::report_row compiled{"step", "/tmp/c.py", 4,  "function", "compiled", 120, 1,
-                            2,      0,           {}, {},         0,          0.0, 0.0};
+    sk::report_row compiled{"step", "/tmp/c.py", 4,  "function", "compiled", 120, 1,  2,
+                            0,      {},          {}, 0,          0.0,        0.0, 0.0};
     sk::report_row refused{
         "gen", "/tmp/c.py", 9,   "function", "not_convertible",
         0,     0,           0,   0,          "not convertible: yield at In [2], line 10",
-        {},    0,           0.0, 0.0};
+        {},    0,           0.0, 0.0,        0.0};
     std::string table = sk::format_report_table({compiled, refused}, cells);
     std::vector<std::string> lines;
     for (std::size_t start = 0, end; (end = table.find('\n', start)) != std::string::npos;
@@ -67,28 +67,28 @@ TEST(report_table, time_saved_in_readable_units)
     EXPECT_EQ(sk::format_time_saved(-0.00041), "-0.41 ms");
     EXPECT_EQ(sk::format_time_saved(2.05), "2.05 s");
     sk::cell_names cells;
-    sk::report_row row{"step", "/tmp/c.py", 4,  "function", "compiled", 120, 1,
-                       2,      0,           {}, 0.5,        0,          0.0, 0.0};
+    sk::report_row row{"step", "/tmp/c.py", 4,   "function", "compiled", 120, 1,  2,
+                       0,      {},          0.5, 0,          0.0,        0.0, 0.0};
     EXPECT_NE(sk::format_report_table({row}, cells).find("500 ms"), std::string::npos);
 }
 
-TEST(report_table, graph_and_cpython_time_side_by_side)
+TEST(report_table, graph_cpython_and_compile_time_side_by_side)
 {
-    EXPECT_EQ(sk::format_time_split(0.0, 0.0), "0 / 0");
-    EXPECT_EQ(sk::format_time_split(0.007, 0.0302), "7 ms / 30.2 ms");
+    EXPECT_EQ(sk::format_time_split(0.0, 0.0, 0.0), "0 / 0 / 0");
+    EXPECT_EQ(sk::format_time_split(0.007, 0.0302, 0.012), "7 ms / 30.2 ms / 12 ms");
     sk::cell_names cells;
-    sk::report_row row{"step", "/tmp/c.py", 4,  "function", "compiled", 120, 1,
-                       2,      0,           {}, {},         0,          1.5, 4.25};
+    sk::report_row row{"step", "/tmp/c.py", 4,  "function", "compiled", 120,  1,   2,
+                       0,      {},          {}, 0,          1.5,        4.25, 0.25};
     std::string table = sk::format_report_table({row}, cells);
-    EXPECT_NE(table.find("time graph / CPython"), std::string::npos);
-    EXPECT_NE(table.find("1.5 s / 4.25 s"), std::string::npos);
+    EXPECT_NE(table.find("time graph / CPython / compiling"), std::string::npos);
+    EXPECT_NE(table.find("1.5 s / 4.25 s / 250 ms"), std::string::npos);
 }
 
 TEST(report_table, calls_the_cost_check_sent_to_cpython_are_not_fallbacks)
 {
     sk::cell_names cells;
-    sk::report_row plain{"f", "/tmp/c.py", 4,  "function", "compiled", 9,   3,
-                         0,   0,           {}, {},         0,          0.0, 0.0};
+    sk::report_row plain{"f", "/tmp/c.py", 4,  "function", "compiled", 9,   3,  0,
+                         0,   {},          {}, 0,          0.0,        0.0, 0.0};
     sk::report_row judged = plain;
     judged.cost_cpython_calls = 25;
     EXPECT_EQ(sk::format_report_table({plain}, cells).find("by cost"), std::string::npos);
