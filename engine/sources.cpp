@@ -61,11 +61,42 @@ namespace specula::engine
             return nullptr;
         }
 
-        // Borrowed item of a list/tuple at a computed index (or of a dict at
-        // a computed int key), or nullptr (out of range: CPython raises the
-        // IndexError).
+        // s[i] of an exact str, Python's negative index wrapping: a new
+        // one-character str (CPython's cached one for Latin-1) kept by
+        // `owned`, or nullptr out of range.
+        PyObject* str_item(PyObject* s, std::int64_t i, owned_refs& owned)
+        {
+            const std::int64_t n = PyUnicode_GET_LENGTH(s);
+            i = i < 0 ? i + n : i;
+            if (i < 0 || i >= n)
+            {
+                return nullptr;
+            }
+            PyObject* c = owned.keep(PyUnicode_Substring(s, i, i + 1)); // new reference
+            if (c == nullptr)
+            {
+                PyErr_Clear();
+            }
+            return c;
+        }
+
+        // Borrowed dict[key] for a key whose lookup runs no user code, or nullptr.
+        PyObject* keyed_item_of(PyObject* dict, PyObject* key)
+        {
+            if (dict == nullptr || key == nullptr || !PyDict_CheckExact(dict) ||
+                !(PyUnicode_CheckExact(key) || PyLong_CheckExact(key)))
+            {
+                return nullptr;
+            }
+            return dict_lookup(dict, key);
+        }
+
+        // Item of a list/tuple at a computed index (or of a dict at a
+        // computed int key), or nullptr (out of range: CPython raises the
+        // IndexError). Borrowed, except a str's character: a new reference
+        // kept by `owned`.
         PyObject* computed_item_of(PyObject* container, const int_expr& index,
-                                   const std::vector<PyObject*>& values)
+                                   const std::vector<PyObject*>& values, owned_refs& owned)
         {
             std::int64_t i = 0;
             if (container == nullptr || !evaluate(index, values.data(), i))
@@ -83,6 +114,10 @@ namespace specula::engine
                     return nullptr;
                 }
                 return dict_lookup(container, key.ptr());
+            }
+            if (PyUnicode_CheckExact(container))
+            {
+                return str_item(container, i, owned);
             }
             if (!(PyList_CheckExact(container) || PyTuple_CheckExact(container)))
             {
@@ -249,7 +284,9 @@ namespace specula::engine
         case source_kind::item:
             return parent != nullptr ? item_of(parent, s) : nullptr;
         case source_kind::computed_item:
-            return computed_item_of(parent, *m_index_exprs[static_cast<size_t>(i)], values);
+            return computed_item_of(parent, *m_index_exprs[static_cast<size_t>(i)], values, owned);
+        case source_kind::keyed_item:
+            return keyed_item_of(parent, values[static_cast<size_t>(s.index)]);
         case source_kind::computed_slice:
             return computed_slice_of(parent, s, m_index_exprs[static_cast<size_t>(i)].get(),
                                      m_stop_exprs[static_cast<size_t>(i)].get(), values, owned);

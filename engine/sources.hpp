@@ -32,12 +32,18 @@ namespace specula::engine
         // parent list/tuple[i], i computed from earlier sources by the
         // index expression given to source_table::add
         // (a loop counter's `hs[t + 1]`); Python's negative indices wrap.
+        // On an exact str, the one-character str CPython's `s[i]` gives.
         computed_item,
         // parent ndarray[start:stop:key] along its first axis, start/stop
         // computed from earlier sources (a minibatch `X[k * bs:(k + 1) * bs]`
         // at loop counter k): a real NumPy view made before the run, as
         // CPython makes one per iteration.
         computed_slice,
+        // parent dict[the object of source `index`]: a dict read at a key
+        // only the run knows (`char_to_ix[ch]`, ch a character of a str
+        // sliced by a loop counter). The key must be an exact str or int,
+        // whose hashing and comparison run no user code.
+        keyed_item,
     };
 
     struct source

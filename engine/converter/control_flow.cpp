@@ -404,7 +404,9 @@ namespace specula::engine::converter
             fail("async comprehension", node);
         }
         cval seq;
+        note_run_time_str_slice(clause, node.attr("elt")); // str_slices.cpp
         std::vector<cval> items = iteration_items(clause.attr("iter"), seq);
+        m_run_time_str_slice = nullptr;
         std::map<std::string, cval> enclosing = m_locals;
         ++m_comprehension_depth; // the enclosing locals come back below (code_lists.cpp)
         std::set<std::string> declared;

@@ -680,6 +680,14 @@ namespace specula::engine::converter
                                std::vector<cval>& items);
         bool source_dict_written(int src, PyObject* dict, size_t effects_before);
         bool aliases_written_dict(int src, PyObject* dict, int writer);
+        // str_slices.cpp: `[d[ch] for ch in s[p:p + n]]` at a loop counter p
+        void note_run_time_str_slice(py::handle clause, py::handle elt);
+        cval str_slice(const cval& s, py::handle index, py::handle node);
+        cval run_time_str_slice(const cval& s, const int_expr_ptr& lo, const int_expr_ptr& hi,
+                                py::handle node);
+        cval read_keyed_item(const cval& container, const cval& key, py::handle node);
+        bool str_items(const cval& s, std::vector<cval>& items, py::handle node);
+        void guard_keys_of(const cval& container, py::handle node);
         cval call_arange(const call_args& args, py::handle node);
         cval float_arange(const py::tuple& bounds, py::handle node);
         cval call_empty_like(const call_args& args, py::handle node);
@@ -746,6 +754,9 @@ namespace specula::engine::converter
         std::vector<code_list> m_lists;
         std::set<int> m_lazily_read_sources;  // lists read by zip/enumerate/reversed
         int m_comprehension_depth = 0;        // inside a comprehension's element or filter
+        // The iterable of the comprehension being converted when it is a str
+        // slice whose characters are only used as dict keys (str_slices.cpp).
+        PyObject* m_run_time_str_slice = nullptr;
         PyObject* m_statement_call = nullptr; // the call an expression statement makes
         // The `for` loops over a sequence being unrolled: the items they
         // took when they started (copies) and the list they iterate, if the

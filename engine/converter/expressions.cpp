@@ -664,10 +664,19 @@ namespace specula::engine::converter
     {
         cval container = visit_expr(node.attr("value"));
         py::handle index = node.attr("slice");
+        if (container.k == cval::kind::constant && PyUnicode_CheckExact(container.obj.ptr()) &&
+            node_type(index) == "Slice")
+        {
+            return str_slice(container, index, node); // str_slices.cpp
+        }
         if (container.k == cval::kind::constant || container.k == cval::kind::tuple ||
             container.k == cval::kind::object)
         {
             cval key = visit_expr(index);
+            if (key.k == cval::kind::object)
+            {
+                return read_keyed_item(container, key, node); // str_slices.cpp
+            }
             if (key.k != cval::kind::constant)
             {
                 return read_computed_item(container, key, node);

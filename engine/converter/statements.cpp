@@ -469,6 +469,10 @@ namespace specula::engine::converter
         {
             seq = visit_expr(iter);
         }
+        if (str_items(seq, items, iter))
+        {
+            return items; // str_slices.cpp
+        }
         if (seq.k == cval::kind::tuple ||
             (seq.k == cval::kind::object &&
              (PyList_CheckExact(seq.obj.ptr()) || PyTuple_CheckExact(seq.obj.ptr()))))
