@@ -100,7 +100,7 @@ PROGRAMS = [
     # misses, CPython runs that iteration, the loop compiles again) and a
     # value changed (the run reads the new value: no miss needed).
     text_program("dict_changed_between_iterations", [
-        "table = {ch: 2 * i for i, ch in enumerate('abcdefgh')}\n"
+        "import numpy as np\ntable = {ch: 2 * i for i, ch in enumerate('abcdefgh')}\n"
         "text = 'abcdefghhgfedcba' * 4\nq = 0\ntotal = 0\nseen = []",
         "for k in range(40):\n"
         "    if q + 5 > len(text):\n"
@@ -118,7 +118,7 @@ PROGRAMS = [
         # between cells: the values change, then a key is removed
         "table['a'] = -7\nfor k in range(10):\n"
         "    ixs = [table[ch] for ch in text[k:k + 3]]\n"
-        "    total += sum(ixs)\n"
+        "    total += ixs[0] + ixs[1] * 2 + ixs[2]\n"
         "total, ixs",
         "del table['z']\nfor k in range(10):\n"
         "    ixs = [table[ch] for ch in text[k + 1:k + 4]]\n"
@@ -140,16 +140,30 @@ PROGRAMS = [
     # The slice runs past the end of the text: shorter lists, as CPython
     # makes them (a guard miss, not a wrong length).
     text_program("slice_past_the_end", [
-        "table = {ch: ord(ch) for ch in 'xyz'}\ntext = 'xyzzyx' * 3\nj = 0\nsums = []",
+        "import numpy as np\ntable = {ch: ord(ch) for ch in 'xyz'}\ntext = 'xyzzyx' * 3\nj = 0\nsums = []",
         "for _ in range(9):\n"
         "    ixs = [table[ch] for ch in text[j:j + 4]]\n"
-        "    sums.append(len(ixs) * 1000 + sum(ixs))\n"
+        "    sums.append(len(ixs) * 1000 + ixs[0] - ixs[-1])\n"
         "    j += 2\n"
         "sums, ixs",
+    ], loop_cell=1, loop_line=1),
+    # An item of the dict set earlier in the same iteration: the run could
+    # not read it before the run, so that loop is refused; values beyond
+    # int32 and bools are specialised on their values instead of relaxed.
+    text_program("dict_set_before_the_read_and_wide_values", [
+        "import numpy as np\ntable = {'a': 2**40, 'b': True, 'c': -3}\ntext = 'abcab' * 4\nm = 0\nlog = []",
+        "for k in range(8):\n"
+        "    table['c'] = table['c'] - k\n"
+        "    log.append([table[ch] for ch in text[m:m + 3]])\n"
+        "    m += 1\n"
+        "log",
+        "for k in range(8):\n"
+        "    log.append([table[ch] for ch in text[k:k + 2]])\n"
+        "log, table",
     ]),
     # The characters used other than as keys: refused, CPython runs the loop.
     text_program("characters_used_as_values", [
-        "table = {ch: i for i, ch in enumerate('abc')}\ntext = 'abcabcabcabc'\nr = 0\nout = []",
+        "import numpy as np\ntable = {ch: i for i, ch in enumerate('abc')}\ntext = 'abcabcabcabc'\nr = 0\nout = []",
         "for _ in range(6):\n"
         "    out.append([(ch, table[ch]) for ch in text[r:r + 2]])\n"
         "    out.append([table[ch] for ch in text[r:r + 2] if ch != 'b'])\n"
