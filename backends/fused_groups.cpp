@@ -30,10 +30,26 @@ namespace specula::backends
             return true;
         }
 
+        // What each node of a region reads (inputs and captures), in the
+        // region's order: asked once per region, not once per group.
+        std::vector<std::vector<ir::value_id>> region_operands(const ir::graph& g,
+                                                               const ir::region& r)
+        {
+            std::vector<std::vector<ir::value_id>> out;
+            out.reserve(r.nodes.size());
+            for (ir::node_id id : r.nodes)
+            {
+                out.push_back(ir::operands_with_captures(g, id));
+            }
+            return out;
+        }
+
         // The escaping values, or nothing when a non-member between the first
         // and last member reads a member value (it would run before the group).
+        // `operands` is region_operands(g, r).
         std::optional<std::vector<ir::value_id>>
-        escaping_values(const ir::graph& g, const ir::region& r, const fused_group& fg)
+        escaping_values(const ir::region& r, const std::vector<std::vector<ir::value_id>>& operands,
+                        const fused_group& fg)
         {
             std::set<ir::value_id> defined;
             std::set<ir::node_id> members;
@@ -46,15 +62,16 @@ namespace specula::backends
             const ir::node_id last = fg.members.back()->id;
             std::set<ir::value_id> escaping;
             bool inside = false;
-            for (ir::node_id id : r.nodes)
+            for (std::size_t i = 0; i < r.nodes.size(); ++i)
             {
+                const ir::node_id id = r.nodes[i];
                 inside = inside || id == first;
                 if (members.count(id) != 0)
                 {
                     inside = inside && id != last;
                     continue;
                 }
-                for (ir::value_id v : ir::operands_with_captures(g, id))
+                for (ir::value_id v : operands[i])
                 {
                     if (defined.count(v) != 0)
                     {
@@ -157,7 +174,8 @@ namespace specula::backends
                 return false;
             }
         }
-        auto outs = escaping_values(g, g.get_region(fg.region), fg);
+        const ir::region& r = g.get_region(fg.region);
+        auto outs = escaping_values(r, region_operands(g, r), fg);
         if (!outs)
         {
             return false;
@@ -173,6 +191,7 @@ namespace specula::backends
         {
             const ir::region& reg = g.get_region(r);
             std::map<int, fused_group> groups;
+            std::vector<std::vector<ir::value_id>> operands; // made at the first group
             for (ir::node_id id : reg.nodes)
             {
                 const ir::node& n = g.get_node(id);
@@ -191,7 +210,11 @@ namespace specula::backends
                 {
                     continue;
                 }
-                auto outs = escaping_values(g, reg, fg);
+                if (operands.empty())
+                {
+                    operands = region_operands(g, reg);
+                }
+                auto outs = escaping_values(reg, operands, fg);
                 if (!outs)
                 {
                     continue;

@@ -36,6 +36,10 @@ namespace specula::ir
 
             int run()
             {
+                const std::size_t n_nodes = m_graph.num_nodes();
+                m_index.assign(n_nodes, -1);
+                m_order.assign(n_nodes, 0);
+                m_seen.assign(n_nodes, 0);
                 for (node_id n : m_graph.walk())
                 {
                     m_graph.get_node(n).group = -1;
@@ -59,10 +63,17 @@ namespace specula::ir
                 return x;
             }
 
-            // Producers of n in the same region (through inputs and captures).
-            std::vector<node_id> producers(node_id n) const
+            // Producers of n in the same region (through inputs and captures),
+            // found once per node: the merge checks ask for the same nodes again
+            // and again, and a loop's captures take a walk of its body.
+            const std::vector<node_id>& producers(node_id n)
             {
-                std::vector<node_id> out;
+                auto known = m_producers.find(n);
+                if (known != m_producers.end())
+                {
+                    return known->second;
+                }
+                std::vector<node_id>& out = m_producers[n];
                 const region_id r = m_graph.get_node(n).parent;
                 for (value_id v : operands_with_captures(m_graph, n))
                 {
@@ -77,26 +88,28 @@ namespace specula::ir
 
             bool in_set(node_id n, int a, int b)
             {
-                auto it = m_index.find(n);
-                if (it == m_index.end())
+                if (m_index[n] < 0)
                 {
                     return false;
                 }
-                const int root = find(it->second);
+                const int root = find(m_index[n]);
                 return root == a || root == b;
             }
 
             // Does `from` (outside the merged set) depend on a member of it? Nodes
             // placed before the set's first member cannot.
-            bool reaches(node_id from, int a, int b, std::size_t first, std::set<node_id>& seen)
+            // Nodes visited in the current check carry its stamp (no set to
+            // allocate per merge).
+            bool reaches(node_id from, int a, int b, std::size_t first)
             {
-                if (m_order.at(from) < first || !seen.insert(from).second)
+                if (m_order[from] < first || m_seen[from] == m_stamp)
                 {
                     return false;
                 }
+                m_seen[from] = m_stamp;
                 for (node_id p : producers(from))
                 {
-                    if (in_set(p, a, b) || reaches(p, a, b, first, seen))
+                    if (in_set(p, a, b) || reaches(p, a, b, first))
                     {
                         return true;
                     }
@@ -113,17 +126,17 @@ namespace specula::ir
                 {
                     for (node_id m : m_members[root])
                     {
-                        first = std::min(first, m_order.at(m));
+                        first = std::min(first, m_order[m]);
                     }
                 }
-                std::set<node_id> seen;
+                ++m_stamp;
                 for (int root : {a, b})
                 {
                     for (node_id member : m_members[root])
                     {
                         for (node_id p : producers(member))
                         {
-                            if (!in_set(p, a, b) && reaches(p, a, b, first, seen))
+                            if (!in_set(p, a, b) && reaches(p, a, b, first))
                             {
                                 return false;
                             }
@@ -188,13 +201,12 @@ namespace specula::ir
                     const value_type& t = m_graph.type_of(n.outputs[0]);
                     for (node_id p : producers(id))
                     {
-                        auto it = m_index.find(p);
-                        if (it == m_index.end() ||
+                        if (m_index[p] < 0 ||
                             m_graph.type_of(m_graph.get_node(p).outputs[0]).dims != t.dims)
                         {
                             continue;
                         }
-                        const int g = find(it->second);
+                        const int g = find(m_index[p]);
                         if (g != find(self) && values_of(g, find(self)) <= max_group_values &&
                             merge_is_acyclic(g, find(self)))
                         {
@@ -207,9 +219,12 @@ namespace specula::ir
             int number_groups()
             {
                 std::map<int, std::vector<node_id>> members;
-                for (const auto& [node, idx] : m_index)
+                for (std::size_t node = 0; node < m_index.size(); ++node)
                 {
-                    members[find(idx)].push_back(node);
+                    if (m_index[node] >= 0)
+                    {
+                        members[find(m_index[node])].push_back(static_cast<node_id>(node));
+                    }
                 }
                 int next = 0;
                 for (const auto& [root, nodes] : members)
@@ -229,9 +244,12 @@ namespace specula::ir
 
             graph& m_graph;
             std::vector<int> m_parent;
-            std::map<node_id, int> m_index;
+            std::vector<int> m_index; // node -> its singleton's index, -1: not fusible
             std::map<int, std::vector<node_id>> m_members; // root -> nodes of the group
-            std::map<node_id, std::size_t> m_order;        // position in its region
+            std::vector<std::size_t> m_order;              // position in its region
+            std::vector<unsigned> m_seen;                  // stamp of the last check that saw it
+            unsigned m_stamp = 0;
+            std::map<node_id, std::vector<node_id>> m_producers;
         };
     } // namespace
 
