@@ -274,6 +274,11 @@ namespace specula::engine
                 case effect_plan::kind::array_write:
                     wb.add(write_buffer::kind::array_write, target, py::none(), value);
                     break;
+                case effect_plan::kind::slice_write:
+                    // NumPy's own assignment: the value is an array of the
+                    // target's dtype and the slice's shape (sunk_slices.cpp).
+                    wb.add(write_buffer::kind::set_item, target, e.key, value);
+                    break;
                 case effect_plan::kind::list_append:
                     wb.add(write_buffer::kind::list_append, target, py::none(), value);
                     break;

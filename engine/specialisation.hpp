@@ -59,6 +59,9 @@ namespace specula::engine
             // sources (a loop counter's `hs[t + 1] = v`)
             set_computed_item,
             array_write, // copy value (an output) into the array of source target
+            // source target[key] = value (an output): a slice assignment into
+            // a user's array whose graph computes only the slice (sunk_slices.hpp)
+            slice_write,
             list_append, // source target.append(value)
             print,       // print(*args, sep=sep, end=end)
             tree_attrs,  // the node attributes of tree plan `target` (tree_commit.hpp)

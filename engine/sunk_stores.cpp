@@ -40,18 +40,28 @@ namespace specula::engine
             return n;
         }
 
-        int uses_of(const specialisation& spec, int o)
+    } // namespace
+
+    int output_uses(const specialisation& spec, int o)
+    {
+        int n = uses_of(spec.result, o);
+        for (const effect_plan& e : spec.effects)
         {
-            int n = uses_of(spec.result, o);
-            for (const effect_plan& e : spec.effects)
+            n += uses_of(e.value, o);
+            for (const value_plan& a : e.args)
             {
-                n += uses_of(e.value, o);
-                for (const value_plan& a : e.args)
-                {
-                    n += uses_of(a, o);
-                }
+                n += uses_of(a, o);
             }
-            return n;
+        }
+        return n;
+    }
+
+    namespace
+    {
+        // A write into the memory of an array source (whole or a slice).
+        bool writes_array(const effect_plan& e)
+        {
+            return e.k == effect_plan::kind::array_write || e.k == effect_plan::kind::slice_write;
         }
 
         // Program order: every effect before `k` is another array's
@@ -64,11 +74,11 @@ namespace specula::engine
             for (std::size_t j = 0; j < spec.effects.size(); ++j)
             {
                 const effect_plan& other = spec.effects[j];
-                if (j < k && other.k != effect_plan::kind::array_write)
+                if (j < k && !writes_array(other))
                 {
                     return false;
                 }
-                if (j != k && other.k == effect_plan::kind::array_write && other.target == e.target)
+                if (j != k && writes_array(other) && other.target == e.target)
                 {
                     return false;
                 }
@@ -96,7 +106,7 @@ namespace specula::engine
             for (std::size_t j = 0; j < spec.effects.size(); ++j)
             {
                 const effect_plan& other = spec.effects[j];
-                if (j == k || other.k != effect_plan::kind::array_write)
+                if (j == k || !writes_array(other))
                 {
                     continue;
                 }
@@ -130,8 +140,8 @@ namespace specula::engine
                 continue;
             }
             const int o = e.value.index;
-            if (!spec.exe->may_hold_store(static_cast<std::size_t>(o)) || uses_of(spec, o) != 1 ||
-                !order_allows(spec, k))
+            if (!spec.exe->may_hold_store(static_cast<std::size_t>(o)) ||
+                output_uses(spec, o) != 1 || !order_allows(spec, k))
             {
                 continue;
             }

@@ -24,6 +24,10 @@ namespace specula::engine
                             std::vector<int>& effect_of_output,
                             std::vector<backends::buffer>& targets);
 
+    // How many places use graph output `o` (the return value, effects'
+    // values and print arguments).
+    int output_uses(const specialisation& spec, int o);
+
     // Whether NumPy's error state on this thread ignores every floating-point
     // category (np.seterr(all='ignore') or an errstate block). Cheap: one
     // lookup in the thread's dict.

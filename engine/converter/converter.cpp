@@ -7,6 +7,7 @@
 #include "engine/backend_choice.hpp"
 #include "engine/converter/symbolic_broadcast.hpp"
 #include "engine/numpy_api.hpp"
+#include "engine/sunk_slices.hpp"
 #include "ir/verifier.hpp"
 #include <algorithm>
 
@@ -581,6 +582,7 @@ namespace specula::engine::converter
             throw not_convertible("not convertible: IR builder: " + m_builder->state().message());
         }
         add_alias_guards();
+        sink_slice_updates(*p_graph, *m_spec);
         auto problems = ir::verify(*p_graph);
         if (!problems.empty())
         {
