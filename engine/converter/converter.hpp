@@ -731,6 +731,8 @@ namespace specula::engine::converter
         PyCodeObject* p_code = nullptr;
         std::vector<cval> m_inlined;
         std::map<PyCodeObject*, std::pair<py::object, int>> m_parsed; // def, first line
+        // calls_itself() of each parsed callee: asked at every call site.
+        std::map<PyCodeObject*, bool> m_recurses;
 
         std::map<std::string, cval> m_locals;
         std::set<std::string> m_declared_globals;
@@ -752,8 +754,8 @@ namespace specula::engine::converter
 
         // code_lists.cpp
         std::vector<code_list> m_lists;
-        std::set<int> m_lazily_read_sources;  // lists read by zip/enumerate/reversed
-        int m_comprehension_depth = 0;        // inside a comprehension's element or filter
+        std::set<int> m_lazily_read_sources; // lists read by zip/enumerate/reversed
+        int m_comprehension_depth = 0;       // inside a comprehension's element or filter
         // The iterable of the comprehension being converted when it is a str
         // slice whose characters are only used as dict keys (str_slices.cpp).
         PyObject* m_run_time_str_slice = nullptr;

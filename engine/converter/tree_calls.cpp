@@ -34,7 +34,12 @@ namespace specula::engine::converter
     {
         int first_line = 1;
         py::object fdef = parsed_def(code, first_line);
-        if (!calls_itself(fdef) || arguments.empty() || arguments[0].k != cval::kind::object ||
+        auto known = m_recurses.find(code);
+        if (known == m_recurses.end())
+        {
+            known = m_recurses.emplace(code, calls_itself(fdef)).first;
+        }
+        if (!known->second || arguments.empty() || arguments[0].k != cval::kind::object ||
             arguments[0].src < 0 || !plain_instance(arguments[0].obj.ptr()))
         {
             return false; // inlined: a recursive call in it is refused there
