@@ -17,6 +17,24 @@ namespace specula::backends::cpu
         {
             return !ctx.exact && ctx.p_options != nullptr && ctx.p_options->use_onednn;
         }
+
+        // Every pattern is float32: a graph without a float32 value has none,
+        // and the searches (fused groups among them) are compile time spent
+        // on each float64 graph.
+        bool has_float32(const ir::graph& g)
+        {
+            for (ir::node_id n : g.walk())
+            {
+                for (ir::value_id v : g.get_node(n).outputs)
+                {
+                    if (g.type_of(v).elem == ir::dtype::float32)
+                    {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
     } // namespace
 
     result<std::unique_ptr<kernel>> make_onednn_kernel(const ir::graph& g, const ir::node& n,
@@ -39,7 +57,7 @@ namespace specula::backends::cpu
 
     std::vector<fused_group> onednn_pattern_groups(const ir::graph& g, const kernel_context& ctx)
     {
-        if (!enabled(ctx))
+        if (!enabled(ctx) || !has_float32(g))
         {
             return {};
         }
