@@ -203,6 +203,19 @@ namespace specula::engine
                 }
                 return std::move(l);
             }
+            case value_plan::kind::view:
+            {
+                // Keyed apart from the lists' indices (>= 0).
+                const int key = -2 - p.index;
+                auto built = lists.find(key);
+                if (built != lists.end())
+                {
+                    return built->second;
+                }
+                py::object v = make_view(build(p.items[0], outputs, values, lists), p.constant);
+                lists[key] = v;
+                return v;
+            }
             case value_plan::kind::dict:
             {
                 py::dict d;

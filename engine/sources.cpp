@@ -145,7 +145,38 @@ namespace specula::engine
             return evaluate(*e, values.data(), v) ? PyLong_FromLongLong(v) : nullptr;
         }
 
-        // parent[start:stop:step] made by NumPy itself (a new view, kept by
+        // The key of parent[:, ..., start:stop:step] (new reference): the
+        // slice alone along the first axis, else a tuple with `axis` full
+        // slices first.
+        PyObject* computed_slice_key(int axis, PyObject* lo, PyObject* hi, PyObject* step)
+        {
+            PyObject* last = PySlice_New(lo, hi, step); // new reference
+            if (last == nullptr || axis == 0)
+            {
+                return last;
+            }
+            PyObject* key = PyTuple_New(axis + 1); // new reference; steals its items
+            if (key == nullptr)
+            {
+                Py_DECREF(last);
+                return nullptr;
+            }
+            for (int i = 0; i < axis; ++i)
+            {
+                PyObject* full = PySlice_New(nullptr, nullptr, nullptr);
+                if (full == nullptr)
+                {
+                    Py_DECREF(last);
+                    Py_DECREF(key);
+                    return nullptr;
+                }
+                PyTuple_SET_ITEM(key, i, full);
+            }
+            PyTuple_SET_ITEM(key, axis, last);
+            return key;
+        }
+
+        // parent[..., start:stop:step] made by NumPy itself (a new view, kept by
         // `owned`), or nullptr: only an exact ndarray, whose basic slicing
         // runs no user code and cannot fail for int bounds.
         PyObject* computed_slice_of(PyObject* parent, const source& s, const int_expr* start,
@@ -153,7 +184,7 @@ namespace specula::engine
                                     owned_refs& owned)
         {
             if (parent == nullptr || !PyArray_CheckExact(parent) ||
-                PyArray_NDIM(reinterpret_cast<PyArrayObject*>(parent)) < 1)
+                PyArray_NDIM(reinterpret_cast<PyArrayObject*>(parent)) <= s.index)
             {
                 return nullptr;
             }
@@ -164,8 +195,8 @@ namespace specula::engine
                 return nullptr;
             }
             // New reference: the slice object, then the view.
-            py::object key =
-                py::reinterpret_steal<py::object>(PySlice_New(lo.ptr(), hi.ptr(), s.key.ptr()));
+            py::object key = py::reinterpret_steal<py::object>(
+                computed_slice_key(s.index, lo.ptr(), hi.ptr(), s.key.ptr()));
             PyObject* view = key ? owned.keep(PyObject_GetItem(parent, key.ptr())) : nullptr;
             if (view == nullptr)
             {

@@ -34,9 +34,10 @@ namespace specula::engine
         // (a loop counter's `hs[t + 1]`); Python's negative indices wrap.
         // On an exact str, the one-character str CPython's `s[i]` gives.
         computed_item,
-        // parent ndarray[start:stop:key] along its first axis, start/stop
-        // computed from earlier sources (a minibatch `X[k * bs:(k + 1) * bs]`
-        // at loop counter k): a real NumPy view made before the run, as
+        // parent ndarray[start:stop:key] along axis `index` (full slices
+        // before it), start/stop computed from earlier sources (a minibatch
+        // `X[k * bs:(k + 1) * bs]` at loop counter k, a window
+        // `S[:, p:p + n]`): a real NumPy view made before the run, as
         // CPython makes one per iteration.
         computed_slice,
         // parent dict[the object of source `index`]: a dict read at a key

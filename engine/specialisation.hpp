@@ -41,6 +41,9 @@ namespace specula::engine
             tuple,    // a tuple of `items`
             dict,     // a new dict: keys from the tuple `constant`, values `items`
             list,     // a new list of `items`; `index` >= 0: one object per run for that index
+            // NumPy's view of items[0] made by `constant` = (attribute, args
+            // or None) (write_buffer.hpp, make_view): one object per run for `index`
+            view,
         };
         kind k = kind::constant;
         int index = -1;

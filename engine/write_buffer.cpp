@@ -4,6 +4,17 @@
 
 namespace specula::engine
 {
+    py::object make_view(py::handle base, const py::object& recipe)
+    {
+        py::tuple steps = py::reinterpret_borrow<py::tuple>(recipe);
+        py::object made = base.attr(steps[0]);
+        if (!steps[1].is_none())
+        {
+            made = made(*steps[1]);
+        }
+        return made;
+    }
+
     void write_buffer::add(kind k, py::object target, py::object key, py::object value)
     {
         m_effects.push_back({k, std::move(target), std::move(key), std::move(value), {}, {}, {}});

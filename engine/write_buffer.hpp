@@ -12,6 +12,15 @@ namespace specula::engine
 {
     namespace py = pybind11;
 
+    // A view of the user's array `base` made by NumPy as the converted code
+    // made it: `recipe` is (attribute, None) for `base.T`, or (method, args)
+    // for `base.transpose(*args)`. The result is NumPy's own view (its base
+    // is the array owning the memory, strides NumPy's), so later writes
+    // through it reach the user's array as in CPython. Throws
+    // py::error_already_set on failure (only memory can fail: base is a guarded
+    // exact ndarray).
+    py::object make_view(py::handle base, const py::object& recipe);
+
     class write_buffer
     {
     public:

@@ -216,6 +216,11 @@ namespace specula::engine::converter
         }
         if (known.rfind("builtins.", 0) == 0)
         {
+            cval folded;
+            if (call_builtin_fold(known.substr(9), node, folded)) // builtin_folds.cpp
+            {
+                return folded;
+            }
             return call_builtin(known.substr(9), visit_args(node), node);
         }
         if (fn.k != cval::kind::object || !python_callable(fn.obj.ptr()))

@@ -1,5 +1,7 @@
-// A slice of an input array along its first axis whose bounds a loop counter
-// computes: the minibatch `X[k * bs:(k + 1) * bs]` of a training loop. It
+// A slice of an input array along one axis (full slices before and after
+// it) whose bounds a loop counter computes: the minibatch
+// `X[k * bs:(k + 1) * bs]` of a training loop, the window `S[:, p:p + n]`
+// of a language model's token streams. It
 // becomes a computed_slice source (sources.hpp): NumPy makes the view before
 // every run from the counter's value, the view is a zero-copy graph input
 // guarded as any array (its shape changes on a short last batch: a guard
@@ -20,6 +22,49 @@ namespace specula::engine::converter
         {
             return bound.is_none();
         }
+
+        bool full_slice(py::handle item)
+        {
+            return node_type(item) == "Slice" && absent(item.attr("lower")) &&
+                   absent(item.attr("upper")) && absent(item.attr("step"));
+        }
+
+        // The one bounded slice of an index and its axis: `X[a:b]` (axis 0),
+        // `S[:, a:b]` or `S[:, a:b, :]` (full slices around it); false for
+        // any other index.
+        bool bounded_slice(py::handle index, py::handle& slice, int& axis)
+        {
+            if (node_type(index) == "Slice")
+            {
+                slice = index;
+                axis = 0;
+                return true;
+            }
+            if (node_type(index) != "Tuple")
+            {
+                return false;
+            }
+            py::list items = index.attr("elts");
+            const int n = static_cast<int>(items.size());
+            axis = 0;
+            while (axis < n && full_slice(items[static_cast<size_t>(axis)]))
+            {
+                ++axis;
+            }
+            if (axis == n || node_type(items[static_cast<size_t>(axis)]) != "Slice")
+            {
+                return false;
+            }
+            for (int i = axis + 1; i < n; ++i)
+            {
+                if (!full_slice(items[static_cast<size_t>(i)]))
+                {
+                    return false;
+                }
+            }
+            slice = items[static_cast<size_t>(axis)];
+            return true;
+        }
     } // namespace
 
     // The value of source `src` as conversion sees it: every source up to it
@@ -37,11 +82,18 @@ namespace specula::engine::converter
     bool converter::read_computed_slice(const cval& container, py::handle index, py::handle node,
                                         cval& out)
     {
-        if (container.k != cval::kind::array || node_type(index) != "Slice")
+        py::handle slice_node;
+        int axis = 0;
+        if (container.k != cval::kind::array || !bounded_slice(index, slice_node, axis))
         {
             return false;
         }
+        index = slice_node;
         const int parent = m_arrays[static_cast<size_t>(container.arr)].src;
+        if (axis >= type_of(m_arrays[static_cast<size_t>(container.arr)].value).dims.rank())
+        {
+            return false; // NumPy raises: CPython's basic indexing path says so
+        }
         py::handle lower = index.attr("lower");
         py::handle upper = index.attr("upper");
         if (parent < 0 || (absent(lower) && absent(upper)))
@@ -88,10 +140,15 @@ namespace specula::engine::converter
             // The view is made before the run, from the array's old contents.
             fail("computed slice of an array updated in place earlier in the call", node);
         }
-        const std::string path = m_spec->sources[parent].path + "[" +
+        std::string leading;
+        for (int i = 0; i < axis; ++i)
+        {
+            leading += ":, ";
+        }
+        const std::string path = m_spec->sources[parent].path + "[" + leading +
                                  (start ? start->text : std::string()) + ":" +
                                  (stop ? stop->text : std::string()) + "]";
-        source s{source_kind::computed_slice, parent, 0, step, path};
+        source s{source_kind::computed_slice, parent, axis, step, path};
         const int src = m_spec->sources.add(s, start, stop);
         owned_refs owned;
         PyObject* view = seen_source(src, owned); // borrowed, kept by `owned`

@@ -502,7 +502,14 @@ namespace specula::engine::converter
         {
             if (base != v.arr && m_arrays[static_cast<size_t>(base)].src >= 0)
             {
-                fail("a view of an input array escaping", node);
+                if (!input_view_plan(v.arr, p))
+                {
+                    fail("a view of an input array escaping (not made by .T or .transpose)",
+                         node);
+                }
+                e.escaped = true;
+                e.bound_only = false;
+                return p;
             }
             if (identity_visible && tree_site_read(base))
             {

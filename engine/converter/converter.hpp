@@ -44,6 +44,12 @@ namespace specula::engine::converter
         surface surf = surface::ndarray;
         int src = -1;         // the source array this entry *is* (writes become effects)
         int view_of = -1;     // entry this one is a NumPy view of
+        // How NumPy makes this view of view_of in Python: an attribute (`.T`,
+        // view_args None) or a method called with view_args (`.transpose(1, 0)`).
+        // Empty when not replayable. A view of an input array escaping is made
+        // again this way at commit (escaping_views.cpp).
+        std::string view_attr;
+        py::object view_args;
         bool escaped = false; // stored, printed or returned: no in-place after this
         // Escaped only into global name bindings (cell mode): the object committed is the
         // entry's final value and nothing sees it before the commit, so an in-place
@@ -401,6 +407,9 @@ namespace specula::engine::converter
         // `identity_visible`: the object itself reaches Python (returned or
         // stored), not only its text (print).
         value_plan plan_of(const cval& v, py::handle node, bool identity_visible = true);
+        // escaping_views.cpp: the plan of a view of an input array made again
+        // from the user's array at commit; false when a step is not replayable.
+        bool input_view_plan(int arr, value_plan& out) const;
         // name_bindings.cpp: plan_of for a value bound to a global name.
         value_plan plan_of_binding(const cval& v, py::handle node);
         int output_of(int arr);
@@ -706,6 +715,12 @@ namespace specula::engine::converter
         cval call_copyto(const call_args& args, py::handle node);
         // builtin_calls.cpp
         cval call_builtin(const std::string& name, const call_args& args, py::handle node);
+        // builtin_folds.cpp: sum/min/max over run-time values or a generator
+        bool call_builtin_fold(const std::string& name, py::handle node, cval& out);
+        cval python_sum(const std::vector<cval>& items, const cval& start, py::handle node);
+        cval python_extreme(bool is_max, const std::vector<cval>& items, py::handle node);
+        cval extreme_step(bool is_max, const cval& kept, const cval& item, size_t position,
+                          py::handle node);
         // numpy_calls.cpp
         cval call_method(const cval& self, const std::string& name, const call_args& args,
                          py::handle node);

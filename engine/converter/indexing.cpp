@@ -4,6 +4,7 @@
 // or integer arrays (GATHER / GATHER_UPDATE over the flattened leading axes).
 // Indices out of range exit to CPython, which raises NumPy's IndexError.
 #include "engine/converter/converter.hpp"
+#include "engine/converter/view_steps.hpp"
 
 #include "engine/numpy_api.hpp"
 
@@ -325,8 +326,16 @@ namespace specula::engine::converter
         case index_plan::kind::basic:
         {
             ir::value_id out = m_builder->slice(x, plan.items);
-            return new_array(out, plan.element ? surface::np_scalar : surface::ndarray,
-                             plan.element ? -1 : container.arr);
+            cval view = new_array(out, plan.element ? surface::np_scalar : surface::ndarray,
+                                  plan.element ? -1 : container.arr);
+            if (!plan.element)
+            {
+                // Made again by NumPy if it escapes as a view of an input.
+                array_entry& e = m_arrays[static_cast<size_t>(view.arr)];
+                e.view_attr = "__getitem__";
+                e.view_args = py::make_tuple(basic_index_key(plan.items));
+            }
+            return view;
         }
         case index_plan::kind::mask:
         {

@@ -19,7 +19,7 @@ namespace specula::engine
         "float32",   "float64", "copyto",    nullptr};
     const char* const builtin_functions[] = {"len",  "range", "zip",        "enumerate", "reversed",
                                              "abs",  "min",   "max",        "float",     "int",
-                                             "bool", "print", "isinstance", nullptr};
+                                             "bool", "print", "isinstance", "sum",     nullptr};
     // math functions: evaluated by Python on specialised values; on values known
     // only at run time just the correctly rounded ones (scalar_math.cpp).
     const char* const math_functions[] = {"exp",   "log",   "log1p", "expm1", "log2",  "log10",
@@ -535,8 +535,10 @@ namespace specula::engine::converter
                 std::vector<int> perm;
                 for (int i = t.dims.rank() - 1; i >= 0; --i)
                     perm.push_back(i);
-                return new_array(m_builder->transpose(x, perm), surface_of_rank(t.dims.rank()),
-                                 self.arr);
+                cval view = new_array(m_builder->transpose(x, perm),
+                                      surface_of_rank(t.dims.rank()), self.arr);
+                m_arrays[static_cast<size_t>(view.arr)].view_attr = "T";
+                return view;
             }
             if (name == "ndim")
                 return constant(py::int_(t.dims.rank()));
@@ -614,7 +616,13 @@ namespace specula::engine::converter
                 for (auto a : shape_arg(axes_v, node))
                     perm.push_back(static_cast<int>(a));
             }
-            return new_array(m_builder->transpose(x, perm), surface::ndarray, self.arr);
+            cval view = new_array(m_builder->transpose(x, perm), surface::ndarray, self.arr);
+            py::tuple axes(perm.size());
+            for (size_t i = 0; i < perm.size(); ++i)
+                axes[i] = py::int_(perm[i]);
+            m_arrays[static_cast<size_t>(view.arr)].view_attr = "transpose";
+            m_arrays[static_cast<size_t>(view.arr)].view_args = py::make_tuple(axes);
+            return view;
         }
         if (name == "astype")
         {

@@ -452,4 +452,42 @@ PROGRAMS = [
         "print(pos, it)\n"
         "w",
     ]),
+    # A window of token streams taken along the second axis at a moving
+    # position and transposed (W2's `streams[:, p:p + n].T`): the names keep
+    # NumPy views of the user's array (same base, strides), so a later cell
+    # writing through them changes the array and the reverse.
+    cell_program("escaping_window_views", [
+        SETUP + "S = np.arange(240).reshape(4, 60)\npos = 0\nseen = np.zeros(5, np.int64)",
+        "for it in range(14):\n"
+        "    if pos + 6 > S.shape[1]:\n"
+        "        pos = 0\n"
+        "    win = S[:, pos:pos + 5].T\n"
+        "    tgt = S[:, pos + 1:pos + 6].transpose(1, 0)\n"
+        "    both = win\n"
+        "    seen = seen + win.sum(axis=1) - tgt[0, 0]\n"
+        "    pos += 5\n"
+        "print(win.base is S.base, both is win, win.strides, win.flags['C_CONTIGUOUS'], tgt.shape)",
+        "win[0, 0] = -7\nprint(S[0, pos - 5], tgt[0, 0])\nS[1, pos - 4] = 99\nprint(win[1, 1], tgt[0, 1])",
+        "win, tgt, S, seen, pos",
+    ]),
+    # Gradient-norm clipping as W2 writes it: sum() of a generator over a
+    # dict's arrays, np.sqrt, min() of a Python float and a NumPy float64
+    # (the result's type depends on the data), max() with NaN.
+    cell_program("grad_clip_folds", [
+        SETUP + "grads = {'W': np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4),\n"
+        "         'b': np.full(4, 0.25, np.float32)}\n"
+        "nan = float('nan')\nvals = [1.0, nan, -0.0, 0.0, 2.5, nan, 3.0, -1.0] * 3\nlog = []",
+        "for step in range(20):\n"
+        "    total = sum(float((g * g).sum()) for g in grads.values())\n"
+        "    norm = np.sqrt(total)\n"
+        "    scale = 0.5 * min(1.0, 4.0 / (norm + 1e-6))\n"
+        "    for name, g in grads.items():\n"
+        "        g *= np.float32(1.0 + scale)\n"
+        "    v = vals[step]\n"
+        "    hi, lo = max(v, total), max(total, v)\n"
+        "    none = sum(x for x in ())\n"
+        "log.append((total, norm, scale, hi, lo, none, type(scale).__name__))\n"
+        "log",
+        "grads",
+    ]),
 ]
