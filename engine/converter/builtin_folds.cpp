@@ -50,8 +50,8 @@ namespace specula::engine::converter
                 constant = constant && c.k == cval::kind::constant;
             }
             const bool many = name != "sum" && args.positional.size() > 1;
-            if (constant || (!many && (args.positional.empty() ||
-                                       args.positional[0].k != cval::kind::tuple)))
+            if (constant ||
+                (!many && (args.positional.empty() || args.positional[0].k != cval::kind::tuple)))
             {
                 out = call_builtin(name, args, node); // Python on known values, or refused
                 return true;
@@ -76,8 +76,8 @@ namespace specula::engine::converter
             {
                 fail(name + " with keyword arguments", node);
             }
-            out = python_extreme(name == "max",
-                                 many ? args.positional : args.positional[0].items, node);
+            out = python_extreme(name == "max", many ? args.positional : args.positional[0].items,
+                                 node);
             return true;
         }
         if (py::len(node.attr("keywords")) != 0)
@@ -141,9 +141,7 @@ namespace specula::engine::converter
             if (v.k == cval::kind::constant)
             {
                 PyObject* o = v.obj.ptr();
-                return PyFloat_CheckExact(o)  ? "float"
-                       : PyLong_CheckExact(o) ? "int"
-                                              : "";
+                return PyFloat_CheckExact(o) ? "float" : PyLong_CheckExact(o) ? "int" : "";
             }
             if (v.k != cval::kind::array || rank != 0)
             {
@@ -163,8 +161,8 @@ namespace specula::engine::converter
         }
     } // namespace
 
-    cval converter::extreme_step(bool is_max, const cval& kept, const cval& item,
-                                 size_t position, py::handle node)
+    cval converter::extreme_step(bool is_max, const cval& kept, const cval& item, size_t position,
+                                 py::handle node)
     {
         const std::string name = is_max ? "max" : "min";
         auto kind_of = [&](const cval& v)
@@ -196,14 +194,13 @@ namespace specula::engine::converter
                 fail(name + " of Python ints known only at run time", node);
             }
             const bool py_float = kept_kind == "float";
-            ir::dtype elem = py_float ? ir::dtype::float64
-                                      : type_of(value_of(item.k == cval::kind::array ? item : kept,
-                                                         node))
-                                            .elem;
-            ir::value_id a = py_float ? as_float64(item, node)
+            ir::dtype elem =
+                py_float ? ir::dtype::float64
+                         : type_of(value_of(item.k == cval::kind::array ? item : kept, node)).elem;
+            ir::value_id a = py_float                      ? as_float64(item, node)
                              : item.k == cval::kind::array ? value_of(item, node)
                                                            : scalar_constant(item, elem, node);
-            ir::value_id b = py_float ? as_float64(kept, node)
+            ir::value_id b = py_float                      ? as_float64(kept, node)
                              : kept.k == cval::kind::array ? value_of(kept, node)
                                                            : scalar_constant(kept, elem, node);
             return new_array(m_builder->where(cond, a, b),
@@ -214,8 +211,7 @@ namespace specula::engine::converter
             fail(name + " of a " + kept_kind + " and a " + item_kind + " in a recursion", node);
         }
         // The result's type depends on the data: assume one operand.
-        const std::string key =
-            where(node) + " " + name + " operand " + std::to_string(position);
+        const std::string key = where(node) + " " + name + " operand " + std::to_string(position);
         auto flipped = [&](const std::string& side)
         {
             const branch_observation* seen = m_profile.branch(key + side);
@@ -236,8 +232,9 @@ namespace specula::engine::converter
         {
             cond = m_builder->unary(ir::op::LOGICAL_NOT, cond);
         }
-        const int exit = add_assert(cond, name + " at " + where(node) + " chose the other operand (" +
-                                              kept_kind + " / " + item_kind + ")");
+        const int exit =
+            add_assert(cond, name + " at " + where(node) + " chose the other operand (" +
+                                 kept_kind + " / " + item_kind + ")");
         m_spec->exit_branches[static_cast<std::uint32_t>(exit)] =
             key + (take_item ? " taken" : " kept");
         return take_item ? item : kept;

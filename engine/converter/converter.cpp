@@ -504,8 +504,7 @@ namespace specula::engine::converter
             {
                 if (!input_view_plan(v.arr, p))
                 {
-                    fail("a view of an input array escaping (not made by .T or .transpose)",
-                         node);
+                    fail("a view of an input array escaping (not made by .T or .transpose)", node);
                 }
                 e.escaped = true;
                 e.bound_only = false;

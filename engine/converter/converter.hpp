@@ -42,8 +42,8 @@ namespace specula::engine::converter
     {
         ir::value_id value = ir::no_id;
         surface surf = surface::ndarray;
-        int src = -1;         // the source array this entry *is* (writes become effects)
-        int view_of = -1;     // entry this one is a NumPy view of
+        int src = -1;     // the source array this entry *is* (writes become effects)
+        int view_of = -1; // entry this one is a NumPy view of
         // How NumPy makes this view of view_of in Python: an attribute (`.T`,
         // view_args None) or a method called with view_args (`.transpose(1, 0)`).
         // Empty when not replayable. A view of an input array escaping is made

@@ -19,7 +19,7 @@ namespace specula::engine
         "float32",   "float64", "copyto",    nullptr};
     const char* const builtin_functions[] = {"len",  "range", "zip",        "enumerate", "reversed",
                                              "abs",  "min",   "max",        "float",     "int",
-                                             "bool", "print", "isinstance", "sum",     nullptr};
+                                             "bool", "print", "isinstance", "sum",       nullptr};
     // math functions: evaluated by Python on specialised values; on values known
     // only at run time just the correctly rounded ones (scalar_math.cpp).
     const char* const math_functions[] = {"exp",   "log",   "log1p", "expm1", "log2",  "log10",
@@ -535,8 +535,8 @@ namespace specula::engine::converter
                 std::vector<int> perm;
                 for (int i = t.dims.rank() - 1; i >= 0; --i)
                     perm.push_back(i);
-                cval view = new_array(m_builder->transpose(x, perm),
-                                      surface_of_rank(t.dims.rank()), self.arr);
+                cval view = new_array(m_builder->transpose(x, perm), surface_of_rank(t.dims.rank()),
+                                      self.arr);
                 m_arrays[static_cast<size_t>(view.arr)].view_attr = "T";
                 return view;
             }
