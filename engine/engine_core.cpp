@@ -351,7 +351,8 @@ namespace specula::engine
                     first_failure = failure;
                     if (failure.index >= 0)
                     {
-                        spec->guards.promote(failure.source, static_cast<size_t>(failure.index));
+                        first_failure.index = static_cast<int>(spec->guards.promote(
+                            failure.source, static_cast<size_t>(failure.index)));
                     }
                 }
                 continue;

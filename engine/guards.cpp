@@ -425,13 +425,15 @@ namespace specula::engine
         per_source[static_cast<size_t>(g.src)].push_back(std::move(g));
     }
 
-    void guard_set::promote(int source, std::size_t index)
+    std::size_t guard_set::promote(int source, std::size_t index)
     {
         auto& list = source >= 0 ? per_source[static_cast<size_t>(source)] : cross;
         if (index > 0 && index < list.size() && list[index].failures > list[0].failures)
         {
             std::swap(list[0], list[index]);
+            return 0;
         }
+        return index;
     }
 
     std::size_t guard_set::count() const

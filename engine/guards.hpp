@@ -93,8 +93,9 @@ namespace specula::engine
 
         void add(guard g);
         // Moves the guard that just failed to the front of its list, so the
-        // one that fails most runs first.
-        void promote(int source, std::size_t index);
+        // one that fails most runs first. Returns where that guard is now
+        // (a failure explained later must name it, not the one swapped in).
+        std::size_t promote(int source, std::size_t index);
         std::size_t count() const;
         std::string dump() const;
     };

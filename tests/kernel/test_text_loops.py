@@ -48,3 +48,4 @@ def test_engine_on_equals_engine_off(kernels, program):
         for index, (want, got) in enumerate(zip(off_seen, seen)):
             assert got == want, f"{mode}: cell {index} differs from the engine off"
         assert final == off_final, f"{mode}: final globals differ from the engine off"
+
