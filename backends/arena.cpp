@@ -162,6 +162,33 @@ namespace specula::backends
         return status::ok();
     }
 
+    status arena::own_copy(ir::value_id v, const buffer& src, buffer& out)
+    {
+        auto it = std::find_if(m_carried.begin(), m_carried.end(),
+                               [v](const auto& c) { return c.first == v; });
+        if (it == m_carried.end())
+        {
+            it = m_carried.emplace(m_carried.end(), v, buffer{});
+        }
+        buffer& block = it->second;
+        const std::int64_t bytes = src.size() * static_cast<std::int64_t>(src.itemsize());
+        // Held by somebody else: the caller's output of an earlier run, or
+        // src itself (an outer loop handing the table back).
+        if (block.is_null() || block.use_count() > 1 || block.size() < bytes)
+        {
+            auto fresh = buffer::allocate(ir::dtype::uint8, {std::max<std::int64_t>(bytes, 1)});
+            if (!fresh)
+            {
+                return fresh.error();
+            }
+            block = std::move(fresh.value());
+        }
+        copy_to_contiguous(src, block.data());
+        buffer copy = block.view(src.dtype(), layout_of(v, src.dtype(), src.shape()));
+        out = std::move(copy);
+        return status::ok();
+    }
+
     void arena::end_activation()
     {
         for (buffer& b : staged)

@@ -15,6 +15,7 @@
 #include "backends/status.hpp"
 #include "ir/passes/plan_memory.hpp"
 
+#include <utility>
 #include <vector>
 
 namespace specula::backends
@@ -49,6 +50,12 @@ namespace specula::backends
         // blocks do not move while a node's copies are in use.
         void ensure_staging(std::size_t n);
         status stage(std::size_t i, ir::value_id v, const buffer& src);
+
+        // A LOOP's carried table the loop updates in place (loop_carried.cpp):
+        // `src` copied into a block this arena keeps for the body argument
+        // `v` across runs, and `out` a view of it. A new block only when the
+        // last one is too small or still held (a caller kept the output).
+        status own_copy(ir::value_id v, const buffer& src, buffer& out);
 
         // Ends an activation: drops every handle of the value table and the
         // outputs (the caller took its own) so the blocks are free again.
@@ -90,5 +97,7 @@ namespace specula::backends
         std::vector<buffer> m_staging;     // uint8 blocks behind `staged`
         std::vector<buffer> m_spares;      // blocks waiting for their holders to let go
         std::vector<layout_ref> m_layouts; // by value id; kept across runs
+        // own_copy()'s blocks by body argument; a handful per graph.
+        std::vector<std::pair<ir::value_id, buffer>> m_carried;
     };
 } // namespace specula::backends

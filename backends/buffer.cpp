@@ -165,6 +165,26 @@ namespace specula::backends
         m_layout = *other.p_layout_ref;
     }
 
+    bool buffer::is_copy_of(const buffer& other) const
+    {
+        if (p_block != nullptr || m_data != other.m_data || p_layout != other.p_layout ||
+            m_dtype != other.m_dtype || m_read_only != other.m_read_only ||
+            m_view != other.m_view || m_device != other.m_device)
+        {
+            return false;
+        }
+        if (other.p_block == nullptr)
+        {
+            return !m_owner.owner_before(other.m_owner) && !other.m_owner.owner_before(m_owner);
+        }
+        // A copy of an arena view owns its block (or is null when the view
+        // outlived it, see the copy constructor).
+        const std::shared_ptr<void>& owner = other.p_block->m_owner;
+        return other.p_block->m_data == other.m_data &&
+               other.p_layout_ref->get() == other.p_layout && !m_owner.owner_before(owner) &&
+               !owner.owner_before(m_owner);
+    }
+
     buffer& buffer::operator=(const buffer& other)
     {
         if (this != &other)

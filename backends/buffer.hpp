@@ -71,6 +71,20 @@ namespace specula::backends
         void set_arena_view(const buffer& block, ir::dtype elem, const layout_ref& layout);
         // Back to the null buffer; free of atomic counts for an arena view.
         void reset();
+        // Whether this buffer already is what `*this = other` would make it
+        // (the same bytes, layout, flags and owner, holding real references):
+        // the executor then skips the assignment and its four atomic counts.
+        // A loop's carried table updated in place is handed back to itself
+        // at every trip, a branch's constant result at every node.
+        bool is_copy_of(const buffer& other) const;
+        // `*this = other`, skipped when it would change nothing.
+        void assign(const buffer& other)
+        {
+            if (!is_copy_of(other))
+            {
+                *this = other;
+            }
+        }
         bool is_arena_view() const { return p_block != nullptr; }
         // A copy whose bytes may not be written by whoever receives it (constants
         // shared by every run); the flag survives copies and views.

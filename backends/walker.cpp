@@ -158,7 +158,7 @@ namespace specula::backends::walk
             outs.push_back(&out);
             if (cn.m_carried_arg != ir::no_id)
             {
-                out = f.values()[cn.m_carried_arg]; // the loop's own copy
+                out.assign(f.values()[cn.m_carried_arg]); // the loop's own copy
                 continue;
             }
             if (!cn.m_allocates_outputs)

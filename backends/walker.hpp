@@ -89,7 +89,6 @@ namespace specula::backends::walk
         status run_if(frame& f, const ir::node& n);
         status check_carried(frame& f, const compiled_node& cn, const ir::region& body);
         status set_counter(frame& f, ir::value_id arg, std::int64_t it);
-        static status own_copy(buffer& b);
         status run_loop(frame& f, const compiled_node& cn);
         status run_call(frame& f, const compiled_node& cn);
 

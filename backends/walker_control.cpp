@@ -5,7 +5,6 @@
 
 #include "backends/executor.hpp"
 #include "backends/interrupt.hpp"
-#include "backends/strided_copy.hpp"
 #include "backends/walker.hpp"
 
 #include <algorithm>
@@ -20,7 +19,7 @@ namespace specula::backends::walk
         const auto& results = f.p_graph->p_graph->get_region(r).results;
         for (std::size_t i = 0; i < n.outputs.size(); ++i)
         {
-            f.values()[n.outputs[i]] = f.values()[results[i + skip]];
+            f.values()[n.outputs[i]].assign(f.values()[results[i + skip]]);
         }
     }
 
@@ -70,20 +69,6 @@ namespace specula::backends::walk
         return status::ok();
     }
 
-    // A carried table the loop updates in place (mark_carried_updates):
-    // its initial value copied into memory nobody else holds.
-    status walker::own_copy(buffer& b)
-    {
-        auto fresh = buffer::allocate(b.dtype(), b.shape());
-        if (!fresh)
-        {
-            return fresh.error();
-        }
-        copy_to_contiguous(b, static_cast<std::byte*>(fresh.value().data()));
-        b = std::move(fresh.value());
-        return status::ok();
-    }
-
     status walker::run_loop(frame& f, const compiled_node& cn)
     {
         const ir::node& n = *cn.p_node;
@@ -97,11 +82,14 @@ namespace specula::backends::walk
         const std::size_t carried = n.inputs.size() - next;
         for (std::size_t i = 0; i < carried; ++i)
         {
-            values[body.args[i + 1]] = values[n.inputs[next + i]];
+            values[body.args[i + 1]].assign(values[n.inputs[next + i]]);
         }
         for (std::size_t i : cn.m_owned_carried)
         {
-            if (status st = own_copy(values[body.args[i + 1]]); !st)
+            // A table updated in place (mark_carried_updates): its initial
+            // value copied into memory nobody else holds, reused run after run.
+            buffer& arg = values[body.args[i + 1]];
+            if (status st = f.p_arena->own_copy(body.args[i + 1], arg, arg); !st)
             {
                 return st;
             }
@@ -159,12 +147,13 @@ namespace specula::backends::walk
             }
             for (std::size_t i = 0; i < carried; ++i)
             {
-                values[body.args[i + 1]] = values[body.results[i + skip]];
+                // A table updated in place is its own result: no count.
+                values[body.args[i + 1]].assign(values[body.results[i + skip]]);
             }
         }
         for (std::size_t i = 0; i < n.outputs.size(); ++i)
         {
-            values[n.outputs[i]] = values[body.args[i + 1]];
+            values[n.outputs[i]].assign(values[body.args[i + 1]]);
         }
         return status::ok();
     }

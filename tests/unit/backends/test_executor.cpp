@@ -338,6 +338,58 @@ namespace
         check_row_updates(false);
     }
 
+    // The loop's own copy of a table it updates in place is kept by the arena
+    // across runs: a run whose caller let the last outputs go allocates
+    // nothing, and one whose caller still holds the table gets a new copy,
+    // the held one keeping its rows.
+    TEST(executor, loop_carried_table_copy_is_reused_across_runs)
+    {
+        ir::module m;
+        ir::graph& g = m.add_graph("main");
+        ir::builder b(g);
+        const ir::value_type table{dtype::float64, ir::shape{4, 2}};
+        auto t0 = b.input(table, "t");
+        auto trip = b.input(i64_scalar, "n");
+        auto body = b.new_region({i64_scalar, table});
+        {
+            ir::builder::insertion_guard guard(b);
+            b.set_insertion_end(body);
+            auto i = b.arg(body, 0);
+            auto t = b.arg(body, 1);
+            auto row = b.binary(op::MUL, b.gather(t, i, 0),
+                                b.constant(ir::scalar::of_float(dtype::float64, 3.0)));
+            b.set_results(body, {b.gather_update(t, i, row, 0)});
+        }
+        auto outs = b.loop(ir::loop_attr{true, false}, trip, ir::no_id, {t0}, body);
+        b.output(outs[0], "t");
+        ASSERT_TRUE(b.ok()) << b.state().message();
+        reference::reference_backend ref;
+        auto exe = ref.compile(g, target{});
+        ASSERT_TRUE(exe) << exe.error().to_string();
+        const std::vector<double> start{1, 2, 3, 4, 5, 6, 7, 8};
+        buffer input = f64({4, 2}, start);
+        const buffer three = i64({}, {3});
+        const std::vector<double> want{3, 6, 9, 12, 15, 18, 7, 8};
+        std::int64_t allocations = 0;
+        for (int run = 0; run < 3; ++run)
+        {
+            const std::int64_t before = buffer::allocation_count();
+            auto r = exe.value()->run({input, three});
+            ASSERT_TRUE(r.state) << r.state.to_string();
+            EXPECT_EQ(doubles(r.outputs[0]), want);
+            allocations = buffer::allocation_count() - before;
+        }
+        EXPECT_EQ(allocations, 0);
+        auto held = exe.value()->run({input, three});
+        ASSERT_TRUE(held.state);
+        auto next = exe.value()->run({input, i64({}, {2})});
+        ASSERT_TRUE(next.state);
+        EXPECT_NE(next.outputs[0].data(), held.outputs[0].data());
+        EXPECT_EQ(doubles(next.outputs[0]), (std::vector<double>{3, 6, 9, 12, 5, 6, 7, 8}));
+        EXPECT_EQ(doubles(held.outputs[0]), want);
+        EXPECT_EQ(doubles(input), start);
+    }
+
     TEST(executor, loop_carried_table_read_after_its_update)
     {
         check_row_updates(true);

@@ -367,6 +367,50 @@ namespace
         EXPECT_EQ(copy.element_as_double(7), 0.0); // the copy still holds the old bytes
     }
 
+    // buffer::assign skips an assignment that would change nothing (the
+    // executor hands a loop's in-place table back to itself every trip), and
+    // only that: a copy of an arena view, of a real buffer, with its flags.
+    TEST(arena_views, assign_skips_only_what_a_copy_would_not_change)
+    {
+        auto block = buffer::allocate(ir::dtype::uint8, {64});
+        ASSERT_TRUE(block);
+        const layout_ref layout = buffer::c_layout(ir::dtype::float64, {8});
+        buffer view = buffer::arena_view(block.value(), ir::dtype::float64, layout);
+        EXPECT_FALSE(view.is_copy_of(view)); // an arena view holds no reference
+        buffer copy = view;
+        EXPECT_TRUE(copy.is_copy_of(view));
+        EXPECT_EQ(block->use_count(), 2);
+        copy.assign(view);
+        EXPECT_EQ(block->use_count(), 2);
+        EXPECT_FALSE(copy.is_arena_view());
+
+        buffer same = copy;
+        EXPECT_TRUE(same.is_copy_of(copy));
+        EXPECT_FALSE(same.as_read_only().is_copy_of(copy));
+        EXPECT_FALSE(copy.is_copy_of(copy.as_read_only()));
+        // The same bytes through another layout object, or another owner.
+        EXPECT_FALSE(copy.is_copy_of(block->view(ir::dtype::float64, {8})));
+        auto other = buffer::allocate(ir::dtype::float64, {8});
+        ASSERT_TRUE(other);
+        EXPECT_FALSE(copy.is_copy_of(other.value()));
+        buffer null;
+        EXPECT_TRUE(null.is_copy_of(buffer{}));
+        EXPECT_FALSE(null.is_copy_of(copy));
+        null.assign(copy);
+        EXPECT_TRUE(null.is_copy_of(copy));
+        EXPECT_EQ(block->use_count(), 4);
+
+        // A view whose block moved on: its copy would be null, so a holder
+        // of the old block is no copy of it.
+        auto moved = buffer::allocate(ir::dtype::uint8, {64});
+        ASSERT_TRUE(moved);
+        buffer old_block = block.value();
+        block.value() = std::move(moved.value());
+        EXPECT_FALSE(copy.is_copy_of(view));
+        copy.assign(view);
+        EXPECT_TRUE(copy.is_null());
+    }
+
     // THPeligible of the mapping holding `p` (/proc/self/smaps): 1 or 0, -1
     // when not found.
     int huge_page_eligibility(const void* p)
