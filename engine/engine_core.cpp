@@ -520,6 +520,17 @@ namespace specula::engine
         converter::converter conv(frame, rec.prof, m_whitelist, m_config);
         std::shared_ptr<specialisation> spec = convert(conv);
         std::unique_ptr<converter::converter> again;
+        if (!spec && rec.prof.pin_relaxed_dims())
+        {
+            if (m_config.dump.exits)
+            {
+                std::cerr << "specula: " << r.name() << ": static dims again: " << diagnostic
+                          << "\n";
+            }
+            again = std::make_unique<converter::converter>(frame, rec.prof, m_whitelist, m_config);
+            diagnostic.clear();
+            spec = convert(*again);
+        }
         if (!spec && rec.prof.pin_relaxed())
         {
             if (m_config.dump.exits)

@@ -142,6 +142,34 @@ namespace specula::engine
             return v >= converter::relaxed_int_lo && v <= converter::relaxed_int_hi;
         }
 
+        // The largest size up to `k` the chunk graph's plan allows from the
+        // target's `value` on: the iterations before the first whose
+        // counter-computed slice is not the rows the graph reads (a short last
+        // batch), rounded down to a multiple of the period.
+        std::int64_t fit(const loop_chunk_record& c, long long value, long long step,
+                         std::int64_t k)
+        {
+            if (!c.plan)
+            {
+                return k;
+            }
+            for (std::int64_t j = 0; j < k && !c.plan->slices.empty(); ++j)
+            {
+                py::object v = py::reinterpret_steal<py::object>(
+                    PyLong_FromLongLong(value + j * step)); // new reference
+                for (const converter::chunk_slice_check& check : c.plan->slices)
+                {
+                    if (!v || !converter::chunk_slice_holds(check, v.ptr()))
+                    {
+                        PyErr_Clear();
+                        k = j;
+                        break;
+                    }
+                }
+            }
+            return k - k % c.plan->period;
+        }
+
         // The chunk graph for this situation, compiled when missing or when
         // its guards fail (a bounded number of times).
         std::shared_ptr<specialisation> chunk_graph(region_record& rec,
@@ -180,9 +208,9 @@ namespace specula::engine
                 py::module_::import("specula.cell_loops")
                     .attr("resolve_counter_tests")(rec.cell_body, rec.chunk.target, sides);
             converter::converter conv(view, rec.prof, core.whitelist_table(), core.settings());
-            std::int64_t period = 1;
+            auto plan = std::make_shared<converter::loop_chunk_plan>();
             std::shared_ptr<specialisation> spec =
-                conv.convert_loop_chunk(body, scope, diagnostic, period);
+                conv.convert_loop_chunk(body, scope, diagnostic, *plan);
             if (!spec)
             {
                 if (core.settings().dump.exits)
@@ -195,7 +223,7 @@ namespace specula::engine
             }
             spec->globals = py::reinterpret_borrow<py::object>(view.globals);
             rec.chunk.spec = spec;
-            rec.chunk.period = period;
+            rec.chunk.plan = plan;
             if (!check_guards(*spec, view, values, owned, failure))
             {
                 return nullptr;
@@ -292,6 +320,7 @@ namespace specula::engine
             cur.replay = k;
             cur.streak = 0;
             cur.next_k = first_chunk;
+            rec.chunk.next_k = first_chunk;
             if (engine_core::instance().settings().dump.exits)
             {
                 std::cerr << "specula: " << rec.r->name() << ": chunk of " << k
@@ -317,7 +346,7 @@ namespace specula::engine
             cur.iter = py::object();
             cur.streak = 0;
             cur.replay = 0;
-            cur.next_k = first_chunk;
+            cur.next_k = 0;
             long long start = 0, step = 1, len = 0;
             if (Py_IS_TYPE(iterable, &PyRange_Type) && Py_IS_TYPE(it, &PyRangeIter_Type) &&
                 long_attr(iterable, "start", start) && long_attr(iterable, "step", step) &&
@@ -350,9 +379,11 @@ namespace specula::engine
         chunk_exit run(region_record& rec, loop_cursor& cur, PyObject* globals, PyObject* builtins,
                        PyCodeObject* code, PyObject* const* locals, loop_locals* writer)
         {
-            if (rec.chunk.refused || rec.chunk.target.empty() || !cur.iter ||
-                cur.streak < stable_iterations || cur.replay > 0 ||
-                rec.r->state() != region_state::compiled || PyEval_GetFrame() != cur.frame)
+            const std::int64_t stable =
+                rec.chunk.chunks > 0 ? stable_after_chunks : stable_iterations;
+            if (rec.chunk.refused || rec.chunk.target.empty() || !cur.iter || cur.streak < stable ||
+                cur.replay > 0 || rec.r->state() != region_state::compiled ||
+                PyEval_GetFrame() != cur.frame)
             {
                 return chunk_exit::not_run;
             }
@@ -370,6 +401,10 @@ namespace specula::engine
             {
                 return chunk_exit::not_run; // another side than the chunk graph's: one iteration
             }
+            if (cur.next_k == 0)
+            {
+                cur.next_k = rec.chunk.next_k > 0 ? rec.chunk.next_k : first_chunk;
+            }
             std::int64_t k = std::min<std::int64_t>(cur.next_k, remaining + 1);
             std::vector<bool> later;
             for (std::int64_t j = 1; j < k && !rec.chunk.tests.empty(); ++j)
@@ -383,7 +418,7 @@ namespace specula::engine
             {
                 rec.chunk.sides = sides;
             }
-            k -= k % rec.chunk.period;
+            k = fit(rec.chunk, value, cur.step, k);
             if (k < 2 || !in_counter_range(value) || !in_counter_range(value + (k - 1) * cur.step))
             {
                 return chunk_exit::not_run;
@@ -406,7 +441,7 @@ namespace specula::engine
             const auto started = clock::now();
             std::vector<PyObject*> values;
             std::shared_ptr<specialisation> spec = chunk_graph(rec, view, values, owned);
-            if (!spec || k % rec.chunk.period != 0)
+            if (!spec || fit(rec.chunk, value, cur.step, k) != k)
             {
                 // (A graph built just now may need another size: the next
                 // entry picks one.)
@@ -454,6 +489,7 @@ namespace specula::engine
             const auto fits =
                 static_cast<std::int64_t>(chunk_budget_s / std::max(per_iteration, 1e-9));
             cur.next_k = std::clamp<std::int64_t>(std::min(2 * k, fits), 2, max_chunk);
+            rec.chunk.next_k = cur.next_k;
             return chunk_exit::ran;
         }
     } // namespace loop_chunks

@@ -24,15 +24,24 @@ namespace specula::engine
     struct region_record;
     struct specialisation;
     class loop_locals;
+    namespace converter
+    {
+        struct loop_chunk_plan;
+    }
 
     // Per loop region: the chunk graph and what the report says about it.
     struct loop_chunk_record
     {
         std::string target; // the `for` loop's target name ("" : no chunks)
         std::shared_ptr<specialisation> spec;
-        // A chunk's size is a multiple of this (names trading arrays:
-        // converter/chunk_swaps.cpp).
-        std::int64_t period = 1;
+        // How `spec`'s chunks are sized: a multiple of a period (names
+        // trading arrays, converter/chunk_swaps.cpp), iterations whose
+        // counter-computed slices are the rows the graph reads
+        // (converter/chunk_slices.cpp).
+        std::shared_ptr<const converter::loop_chunk_plan> plan;
+        // The size the next chunk of a later run of the loop starts at (the
+        // last one that passed; 0: the first size).
+        std::int64_t next_k = 0;
         std::int64_t chunks = 0;     // chunk runs committed
         std::int64_t iterations = 0; // iterations they ran
         std::int64_t failures = 0;   // chunk runs that failed (replayed)
@@ -57,12 +66,16 @@ namespace specula::engine
         long long len = 0;
         std::int64_t streak = 0; // per-iteration graph runs in a row
         std::int64_t replay = 0; // iterations left to run one by one after a failed chunk
-        std::int64_t next_k = 0; // the next chunk's size
+        std::int64_t next_k = 0; // the next chunk's size (0: the record's)
     };
 
     namespace loop_chunks
     {
         inline constexpr std::int64_t stable_iterations = 8;
+        // Once a chunk of the loop passed, in any run: a loop run again (a
+        // cell run again) chunks after this many graph iterations in a row
+        // (one: the names the body binds hold a full iteration's values).
+        inline constexpr std::int64_t stable_after_chunks = 1;
         // The graph time one chunk may take (an interrupt is seen after it).
         inline constexpr double chunk_budget_s = 0.004;
 

@@ -158,6 +158,12 @@ namespace specula::engine
         bool any = pin_relaxed_ints();
         any = any || !m_varying_items.empty();
         m_varying_items.clear();
+        return pin_relaxed_dims() || any;
+    }
+
+    bool profile::pin_relaxed_dims()
+    {
+        bool any = false;
         for (auto& [path, o] : m_observations)
         {
             for (bool varies : o.dim_varies)

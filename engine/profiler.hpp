@@ -68,6 +68,10 @@ namespace specula::engine
         // After a failed relaxed conversion: ints stay specialised on value and
         // dims static (the region gets one more specialisation instead).
         bool pin_relaxed();
+        // Dims only: tried first, so a loop counter stays relaxed when only a
+        // shape could not be symbolic (a minibatch's short last slice gets a
+        // static specialisation of its own, not one per counter value).
+        bool pin_relaxed_dims();
         void clear()
         {
             m_observations.clear();

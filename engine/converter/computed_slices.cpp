@@ -96,7 +96,7 @@ namespace specula::engine::converter
         }
         py::handle lower = index.attr("lower");
         py::handle upper = index.attr("upper");
-        if (parent < 0 || (absent(lower) && absent(upper)))
+        if ((parent < 0 && !m_in_chunk) || (absent(lower) && absent(upper)))
         {
             return false;
         }
@@ -112,7 +112,11 @@ namespace specula::engine::converter
         {
             hi = visit_expr(upper);
         }
-        if (lo.k != cval::kind::array && hi.k != cval::kind::array)
+        if (axis == 0 && chunk_slice(container, lo, hi, index, node, out))
+        {
+            return true; // first-axis bounds from a chunk's target (chunk_slices.cpp)
+        }
+        if (parent < 0 || (lo.k != cval::kind::array && hi.k != cval::kind::array))
         {
             return false; // specialised bounds: a basic slice of the input (indexing.cpp)
         }

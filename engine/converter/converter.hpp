@@ -64,6 +64,9 @@ namespace specula::engine::converter
         // py_int/py_bool: the value as an expression of relaxed int sources
         // and literals (counter_values.cpp); null when it is not one.
         int_expr_ptr expr;
+        // Inside a chunk's LOOP (chunk_slices.cpp): the value as an expression
+        // of the loop's target (leaf source 0) and literals; null otherwise.
+        int_expr_ptr chunk_expr;
     };
 
     // A converted Python value.
@@ -316,6 +319,33 @@ namespace specula::engine::converter
         std::vector<std::string> globals;
     };
 
+    // A first-axis slice of an array carried by a chunk whose bounds the
+    // loop's target computes (`X[i:i + bs]`, chunk_slices.cpp). The graph
+    // reads `length` rows from the raw start, which is NumPy's slice only
+    // while 0 <= start <= size and the clipped slice has `length` rows: the
+    // engine checks that for every iteration of a chunk before its run (leaf
+    // source 0 of `start`/`stop` = the target's value; null: absent bound).
+    struct chunk_slice_check
+    {
+        int_expr_ptr start;
+        int_expr_ptr stop;
+        std::int64_t size = 0;
+        std::int64_t length = 0;
+    };
+
+    // Whether NumPy's slice at this value of the target is the rows the
+    // chunk's graph reads (chunk_slices.cpp).
+    bool chunk_slice_holds(const chunk_slice_check& c, PyObject* target);
+
+    // What the engine must respect when it sizes a chunk: a multiple of
+    // `period` iterations (names trading arrays, chunk_swaps.cpp), each one
+    // passing the `slices` checks.
+    struct loop_chunk_plan
+    {
+        std::int64_t period = 1;
+        std::vector<chunk_slice_check> slices;
+    };
+
     // A name a loop converted as an IR LOOP carries (loop_carried_names.cpp):
     // its value before the loop (`init`; entry `orig`, -1 for a Python
     // number constant) and the loop argument (`arg`, entry `fresh`) the body
@@ -375,13 +405,12 @@ namespace specula::engine::converter
         // loop_chunk.cpp: the next iterations of a stable loop as one IR LOOP;
         // the frame view's `locals` end with the chunk's start, trip count
         // and step. The result is False (cell loops) or, in a function,
-        // (False, names of the locals rebound, their values...). `period`:
-        // the chunk's size must be a multiple of it (names trading arrays,
-        // chunk_swaps.cpp).
+        // (False, names of the locals rebound, their values...). `plan`: how
+        // the engine may size the chunks of this graph.
         std::shared_ptr<specialisation> convert_loop_chunk(py::handle body,
                                                            const loop_chunk_scope& scope,
                                                            std::string& diagnostic,
-                                                           std::int64_t& period);
+                                                           loop_chunk_plan& plan);
 
         // The specialisation as far as conversion got (its guards describe the
         // situation a failure depends on).
@@ -512,10 +541,11 @@ namespace specula::engine::converter
                              const std::function<void(py::handle statements)>& body);
 
         // loop_chunk.cpp
-        void build_loop_chunk(py::handle body, const loop_chunk_scope& scope, std::int64_t& period);
+        void build_loop_chunk(py::handle body, const loop_chunk_scope& scope,
+                              loop_chunk_plan& plan);
         cval chunk_initial(const std::string& name, const loop_chunk_scope& scope, py::handle node,
                            bool& carried);
-        cval chunk_parameter(int index, const char* path, bool relaxed);
+        cval chunk_parameter(int index, const char* path, bool relaxed, int& src);
         void chunk_trip(const py::list& statements, const carried_loop& loop);
         // chunk_swaps.cpp: names trading arrays; the permutation's order
         std::int64_t chunk_swaps(carried_loop& loop, std::vector<ir::value_id>& results,
@@ -524,6 +554,13 @@ namespace specula::engine::converter
                                const std::vector<carried_slot>& slots,
                                const std::vector<bool>& rebound,
                                const std::vector<ir::value_id>& outs, py::handle node);
+        // chunk_slices.cpp: slices of carried arrays computed from the target
+        int_expr_ptr chunk_expr_of(const cval& v) const;
+        bool chunk_slice(const cval& container, const cval& lo, const cval& hi, py::handle index,
+                         py::handle node, cval& out);
+        std::vector<int> settle_chunk_views(const carried_loop& loop, const loop_chunk_scope& scope,
+                                            py::handle node);
+        cval chunk_view_after(int view, py::handle node);
 
         // recursion.cpp: recursion over tree objects
         bool calls_itself(py::handle fdef) const;
@@ -794,6 +831,25 @@ namespace specula::engine::converter
         // frame view's `locals`) and the value each had when first read.
         std::map<std::string, int> m_loop_locals;
         std::map<std::string, cval> m_loop_initial;
+
+        // chunk_slices.cpp, set while a chunk's trip is converted: the
+        // chunk's start and trip-count sources, its step, the slices the
+        // engine checks, and the views of carried arrays the trip made (by
+        // array entry) with their bounds.
+        struct chunk_view
+        {
+            int parent_slot = -1; // the carried slot of the sliced array
+            int_expr_ptr start;
+            int_expr_ptr stop;
+        };
+        bool m_in_chunk = false;
+        int m_chunk_start_src = -1;
+        int m_chunk_trips_src = -1;
+        std::int64_t m_chunk_step = 1;
+        const carried_loop* p_chunk_loop = nullptr;
+        std::vector<chunk_slice_check> m_chunk_checks;
+        std::map<int, chunk_view> m_chunk_views;
+        std::vector<int> m_views_after; // per carried slot: its view's entry, or -1
 
         py::object m_rest;        // the statements after the one being visited (visit_if takes it)
         bool m_cell_mode = false; // convert_cell_body(): module-level names are globals

@@ -66,6 +66,14 @@ namespace specula::engine::converter
         {
             m_arrays[static_cast<size_t>(out.arr)].expr =
                 int_binary(symbol_of(code), int_expr_of(a), int_expr_of(b));
+            // Inside a chunk's LOOP: the target's arithmetic (chunk_slices.cpp).
+            int_expr_ptr ca = chunk_expr_of(a);
+            int_expr_ptr cb = chunk_expr_of(b);
+            if (ca && cb && symbol_of(code) != nullptr)
+            {
+                m_arrays[static_cast<size_t>(out.arr)].chunk_expr =
+                    int_binary(symbol_of(code), ca, cb);
+            }
         }
         return out;
     }

@@ -10,6 +10,10 @@
 // frame view's `locals` (`arg` sources: the first two relaxed ints, the step
 // specialised), after a function loop's own locals.
 //
+// The target is an int the body may compute slice bounds from: a minibatch
+// `X[i:i + bs]` of a carried array is read as its rows (chunk_slices.cpp),
+// and the engine sizes each chunk so that every iteration's slice is them.
+//
 // The carried values follow loop_carried_names.cpp. Refused (the loop keeps
 // running iteration by iteration; the reason names the statement): effects
 // inside the body (print, appends, attribute or item writes: they would need
@@ -97,9 +101,9 @@ namespace specula::engine::converter
 
     // The chunk's start, trip count and step: relaxed int inputs (start,
     // trips) and the specialised step.
-    cval converter::chunk_parameter(int index, const char* path, bool relaxed)
+    cval converter::chunk_parameter(int index, const char* path, bool relaxed, int& src)
     {
-        int src = m_spec->sources.add(source{source_kind::arg, -1, index, py::none(), path});
+        src = m_spec->sources.add(source{source_kind::arg, -1, index, py::none(), path});
         if (relaxed)
         {
             m_relaxed_sources.insert(src);
@@ -110,19 +114,19 @@ namespace specula::engine::converter
     std::shared_ptr<specialisation> converter::convert_loop_chunk(py::handle body,
                                                                   const loop_chunk_scope& scope,
                                                                   std::string& diagnostic,
-                                                                  std::int64_t& period)
+                                                                  loop_chunk_plan& plan)
     {
-        period = 1;
+        plan = loop_chunk_plan{};
         m_spec = std::make_shared<specialisation>();
         m_spec->module = std::make_unique<ir::module>();
         p_graph = &m_spec->module->add_graph("main");
         m_builder = std::make_unique<ir::builder>(*p_graph);
         m_first_line = 1; // the loop's AST carries the cell's own line numbers
-        return guarded([&] { build_loop_chunk(body, scope, period); }, diagnostic);
+        return guarded([&] { build_loop_chunk(body, scope, plan); }, diagnostic);
     }
 
     void converter::build_loop_chunk(py::handle body, const loop_chunk_scope& scope,
-                                     std::int64_t& period)
+                                     loop_chunk_plan& plan)
     {
         py::list statements = py::reinterpret_borrow<py::list>(body);
         py::handle first = py::len(statements) > 0 ? statements[0] : py::handle();
@@ -155,15 +159,17 @@ namespace specula::engine::converter
             m_cell_mode = true;
         }
         const int params = static_cast<int>(scope.locals.size());
-        cval start = chunk_parameter(params, "chunk start", true);
-        cval trips = chunk_parameter(params + 1, "chunk trips", true);
-        cval step = chunk_parameter(params + 2, "chunk step", false);
+        int step_src = -1;
+        cval start = chunk_parameter(params, "chunk start", true, m_chunk_start_src);
+        cval trips = chunk_parameter(params + 1, "chunk trips", true, m_chunk_trips_src);
+        cval step = chunk_parameter(params + 2, "chunk step", false, step_src);
         if (start.k != cval::kind::array || trips.k != cval::kind::array ||
             step.k != cval::kind::constant || !PyLong_CheckExact(step.obj.ptr()))
         {
             fail("chunk bounds outside the int range of loop counters", first);
         }
         const long long step_value = PyLong_AsLongLong(step.obj.ptr());
+        m_chunk_step = step_value;
         if (contains(scope.bound, scope.target))
         {
             // CPython keeps the body's value, not the counter's.
@@ -199,6 +205,7 @@ namespace specula::engine::converter
         std::vector<ir::value_id> init;
         ir::region_id region = open_carried_loop(loop, init);
         std::vector<bool> rebound;
+        std::vector<int> views;
         {
             ir::builder::insertion_guard keep(*m_builder);
             m_builder->set_insertion_end(region);
@@ -216,12 +223,18 @@ namespace specula::engine::converter
             // target lies in the range of a relaxed int (loop_chunks.cpp).
             m_arrays[static_cast<size_t>(index.arr)].int_lo = relaxed_int_lo;
             m_arrays[static_cast<size_t>(index.arr)].int_hi = relaxed_int_hi;
+            m_arrays[static_cast<size_t>(index.arr)].chunk_expr =
+                int_leaf(0, Py_None, scope.target);
             m_locals[scope.target] = index;
             bind_carried_args(loop, region);
+            m_in_chunk = true;
+            p_chunk_loop = &loop;
             chunk_trip(statements, loop);
+            m_in_chunk = false;
+            views = settle_chunk_views(loop, scope, first);
             auto at = [&](const std::string& name) { return binding_statement(statements, name); };
             std::vector<ir::value_id> results(loop.slots.size(), ir::no_id);
-            period = chunk_swaps(loop, results, at);
+            plan.period = chunk_swaps(loop, results, at);
             for (size_t k = 0; k < loop.slots.size(); ++k)
             {
                 carried_slot& s = loop.slots[k];
@@ -242,6 +255,8 @@ namespace specula::engine::converter
         {
             fail("loop run in chunks (IR: " + m_builder->state().message() + ")", first);
         }
+        plan.slices = m_chunk_checks;
+        m_views_after = views;
         finish_loop_chunk(scope, loop.slots, rebound, outs, first);
     }
 
@@ -290,7 +305,9 @@ namespace specula::engine::converter
             {
                 continue;
             }
-            cval now = new_array(outs[k], s.surf);
+            // A name left on a slice of the chunk: the view CPython leaves.
+            cval now = m_views_after[k] >= 0 ? chunk_view_after(m_views_after[k], node)
+                                             : new_array(outs[k], s.surf);
             if (scope.in_function && m_loop_locals.count(s.name))
             {
                 names.append(py::str(s.name));

@@ -249,4 +249,81 @@ PROGRAMS = [
         "print(tally(900, 2**31 - 1000))\n"
         "print(tally(200, 2**63 - 10))",
     ]),
+    chunk_program("minibatch_slices_from_the_counter", [
+        # W7's epoch: minibatches sliced by the target, a short last batch
+        # (100 = 12 * 8 + 4), weights updated in place, a float accumulator.
+        SETUP + "rng = np.random.default_rng(3)\nX = rng.standard_normal((100, 5))\n"
+        "Y = rng.standard_normal((100, 2))\nW = rng.standard_normal((5, 2)) * 0.1\n"
+        "b = np.zeros(2)\nbs = 8\nlosses = []",
+        "loss = 0.0\n"
+        "for start in range(0, len(X), bs):\n"
+        "    xb, yb = X[start:start + bs], Y[start:start + bs]\n"
+        "    err = np.tanh(xb @ W + b) - yb\n"
+        "    loss += (err * err).sum()\n"
+        "    g = err / len(xb)\n"
+        "    W -= 0.05 * xb.T @ g\n"
+        "    b -= 0.05 * g.sum(axis=0)\n"
+        "losses.append(loss)\n"
+        "print(start, loss, xb.shape, xb.base is X, yb.base is Y, np.shares_memory(xb, X))",
+        # The same cell run again: the epochs after the first.
+        "loss = 0.0\n"
+        "for start in range(0, len(X), bs):\n"
+        "    xb, yb = X[start:start + bs], Y[start:start + bs]\n"
+        "    err = np.tanh(xb @ W + b) - yb\n"
+        "    loss += (err * err).sum()\n"
+        "    g = err / len(xb)\n"
+        "    W -= 0.05 * xb.T @ g\n"
+        "    b -= 0.05 * g.sum(axis=0)\n"
+        "losses.append(loss)\n"
+        "print(start, loss, xb.shape, xb.base is X, yb.base is Y, np.shares_memory(xb, X))",
+        "loss = 0.0\n"
+        "for start in range(0, len(X), bs):\n"
+        "    xb, yb = X[start:start + bs], Y[start:start + bs]\n"
+        "    err = np.tanh(xb @ W + b) - yb\n"
+        "    loss += (err * err).sum()\n"
+        "    g = err / len(xb)\n"
+        "    W -= 0.05 * xb.T @ g\n"
+        "    b -= 0.05 * g.sum(axis=0)\n"
+        "losses.append(loss)\n"
+        "print(start, loss, xb.shape, xb.base is X, yb.base is Y, np.shares_memory(xb, X))",
+        # Batches numbered by the counter, an open upper bound past the end
+        # of X (NumPy clips: the last batch is short), a view kept after the
+        # loop and a slice from a bound computed with // and %.
+        "acc = np.zeros(5)\n"
+        "for k in range(14):\n"
+        "    part = X[k * bs:(k + 1) * bs]\n"
+        "    acc += part.sum(axis=0)\n"
+        "    tail = X[(k % 3) * 2 + k // 2:]\n"
+        "    acc = acc + tail[:3].sum(axis=0)\n"
+        "print(k, acc, part.shape, part.base is X, tail.shape, tail.base is X)",
+    ]),
+    chunk_program("minibatch_loop_with_break_and_failing_assert", [
+        SETUP + "rng = np.random.default_rng(4)\nX = rng.standard_normal((300, 4))\n"
+        "w = np.zeros(4)\nbs = 10",
+        # A break on the counter: the chunk ends before it.
+        "for i in range(0, 300, bs):\n"
+        "    xb = X[i:i + bs]\n"
+        "    w += xb.sum(axis=0) * 0.01\n"
+        "    if i == 170:\n"
+        "        break\n"
+        "print(i, w, xb.shape, xb.base is X, xb[0])",
+        # An assert on the data fails in the middle of the loop: every earlier
+        # iteration committed, CPython raises at exactly that one.
+        "X[213, 0] = 100.0\n"
+        "for i in range(0, 300, bs):\n"
+        "    xb = X[i:i + bs]\n"
+        "    w += xb.sum(axis=0) * 0.01\n"
+        "    assert xb.max() < 50.0, i\n",
+        "print(i, w, xb.shape, xb.base is X, xb[3])",
+    ]),
+    chunk_program("minibatch_slices_that_cannot_chunk", [
+        # The sliced array is updated in place by the body: its slices
+        # are views that must see the updates, so no chunks.
+        SETUP + "Z = np.arange(60.0).reshape(20, 3)\nbs = 2",
+        "for i in range(0, 20, bs):\n"
+        "    zb = Z[i:i + bs]\n"
+        "    Z += 1.0\n"
+        "    s = zb.sum()\n"
+        "print(i, s, zb, zb.base is Z, Z.sum())",
+    ], chunks=False),
 ]
