@@ -56,8 +56,8 @@ namespace specula::backends
         }
         for (int d = 0; d < b.rank(); ++d)
         {
-            const std::int64_t step =
-                b.strides()[static_cast<std::size_t>(d)] * (b.shape()[static_cast<std::size_t>(d)] - 1);
+            const std::int64_t step = b.strides()[static_cast<std::size_t>(d)] *
+                                      (b.shape()[static_cast<std::size_t>(d)] - 1);
             (step < 0 ? lo : hi) += step;
         }
         return {lo, hi + b.itemsize()};
@@ -72,28 +72,6 @@ namespace specula::backends
 
     namespace
     {
-        // Readers of every value: node operands in every region, and region
-        // results (a value handed back to an IF/LOOP/CALL parent).
-        std::vector<int> count_uses(const ir::graph& g)
-        {
-            std::vector<int> uses(g.num_values(), 0);
-            for (ir::node_id id : g.walk())
-            {
-                for (ir::value_id v : g.get_node(id).inputs)
-                {
-                    ++uses[v];
-                }
-            }
-            for (std::size_t r = 0; r < g.num_regions(); ++r)
-            {
-                for (ir::value_id v : g.get_region(static_cast<ir::region_id>(r)).results)
-                {
-                    ++uses[v];
-                }
-            }
-            return uses;
-        }
-
         // The plan may let the kernel run in place over a dead operand
         // (m_in_place): held back, it writes the target instead, and the
         // handle it keeps on that operand keeps the arena off its block.
@@ -115,7 +93,7 @@ namespace specula::backends
         }
         const ir::graph& ig = *g.p_graph;
         auto table = std::make_unique<std::vector<const compiled_node*>>(ig.num_values(), nullptr);
-        const std::vector<int> uses = count_uses(ig);
+        const std::vector<int> uses = ig.count_uses();
         std::vector<bool> output_read(ig.num_values(), false);
         for (ir::node_id id : g.m_outputs)
         {
@@ -150,8 +128,8 @@ namespace specula::backends
                         const buffer& target, const buffer* const* inputs, std::size_t num_inputs,
                         const deferred_stores& held)
     {
-        if (target.dtype() != elem || target.shape() != shape ||
-            !target.is_contiguous() || held.overlaps_a_target(target))
+        if (target.dtype() != elem || target.shape() != shape || !target.is_contiguous() ||
+            held.overlaps_a_target(target))
         {
             return false;
         }

@@ -9,28 +9,6 @@ namespace specula::engine
 {
     namespace
     {
-        // Readers of every value: node operands in every region, and region
-        // results handed back to a parent.
-        std::vector<int> count_uses(const ir::graph& g)
-        {
-            std::vector<int> uses(g.num_values(), 0);
-            for (ir::node_id id : g.walk())
-            {
-                for (ir::value_id v : g.get_node(id).inputs)
-                {
-                    ++uses[v];
-                }
-            }
-            for (std::size_t r = 0; r < g.num_regions(); ++r)
-            {
-                for (ir::value_id v : g.get_region(static_cast<ir::region_id>(r)).results)
-                {
-                    ++uses[v];
-                }
-            }
-            return uses;
-        }
-
         const ir::node* output_node(const ir::graph& g, int index)
         {
             for (ir::node_id id : g.outputs())
@@ -185,7 +163,7 @@ namespace specula::engine
         {
             return 0; // its node-attribute effect reads outputs outside the value plans
         }
-        const std::vector<int> uses = count_uses(g);
+        const std::vector<int> uses = g.count_uses();
         int sunk = 0;
         for (effect_plan& e : spec.effects)
         {

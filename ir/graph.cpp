@@ -194,6 +194,26 @@ namespace specula::ir
         }
     } // namespace
 
+    std::vector<int> graph::count_uses() const
+    {
+        std::vector<int> uses(num_values(), 0);
+        for (node_id id : walk())
+        {
+            for (value_id v : get_node(id).inputs)
+            {
+                ++uses[v];
+            }
+        }
+        for (const region& r : m_regions)
+        {
+            for (value_id v : r.results)
+            {
+                ++uses[v];
+            }
+        }
+        return uses;
+    }
+
     std::vector<node_id> graph::walk() const
     {
         std::vector<node_id> out;

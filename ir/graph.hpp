@@ -139,6 +139,9 @@ namespace specula::ir
         // Every live node, regions visited in pre-order (a node before the nodes of its
         // regions), each region in program order.
         std::vector<node_id> walk() const;
+        // Readers of every value (indexed by value id): operands of live nodes in
+        // every region, and region results (a value handed back to its parent).
+        std::vector<int> count_uses() const;
         // Regions nested (transitively) inside node n's regions, including them.
         bool is_ancestor_region(region_id outer, region_id inner) const;
 
