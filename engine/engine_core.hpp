@@ -113,6 +113,11 @@ namespace specula::engine
         frame_hook::frame_exit enter_region(region_record& rec, const frame_hook::frame_view& frame,
                                             PyObject** result);
 
+        // Whether the program itself imported NumPy. Until it does, regions
+        // run in CPython (loops without entries): the engine never imports NumPy on its own, since
+        // that is a visible effect (`sys.modules`) and ~0.1 s of start-up.
+        static bool program_uses_numpy();
+
     private:
         engine_core();
         // Installs the frame hook now; false with a Python exception set.
@@ -120,10 +125,6 @@ namespace specula::engine
         // NumPy's C API and the whitelist, on the engine's first real work.
         // On failure the engine turns itself off (no speculation without NumPy).
         bool load();
-        // Whether the program itself imported NumPy. Until it does, regions
-        // run in CPython: the engine never imports NumPy on its own, since
-        // that is a visible effect (`sys.modules`) and ~0.1 s of start-up.
-        static bool program_uses_numpy();
         void collect_library_prefixes();
         void watch_numpy_import();
         static void numpy_imported();

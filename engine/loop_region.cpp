@@ -331,7 +331,11 @@ namespace specula::engine
                 PyErr_Clear();
                 Py_RETURN_FALSE;
             }
-            loop_state* st = engine_core::instance().enabled() ? state_of(id) : nullptr;
+            // Before the program imports NumPy nothing can compile: the loop
+            // runs without an engine call per iteration.
+            loop_state* st = engine_core::instance().enabled() && engine_core::program_uses_numpy()
+                                 ? state_of(id)
+                                 : nullptr;
             if (st == nullptr)
             {
                 Py_RETURN_FALSE;
