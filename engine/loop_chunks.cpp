@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 
 #include "engine/converter/converter.hpp"
@@ -314,6 +315,39 @@ namespace specula::engine
             return overflow == 0 && seen == value;
         }
 
+        // A chunk saves the per-iteration entry, but its LOOP may cost more
+        // per trip than one graph per iteration (a carried array copied each
+        // trip): after a few chunks, slower than the one-iteration graph's
+        // median by the cost check's margin, chunks stop for this loop.
+        void judge_chunks(region_record& rec)
+        {
+            constexpr std::int64_t chunk_samples = 3;
+            constexpr double slower = 1.25;
+            const engine_core& core = engine_core::instance();
+            const auto& specs = rec.r->specialisations();
+            if (!core.settings().cost_check || rec.chunk.per_iteration.count() < chunk_samples ||
+                specs.empty() || !specs[0]->cost)
+            {
+                return;
+            }
+            const std::optional<double> chunk = rec.chunk.per_iteration.median_s();
+            const std::optional<double> one = specs[0]->cost->graph.median_s();
+            if (!chunk || !one || *chunk <= slower * *one)
+            {
+                return;
+            }
+            char text[160];
+            std::snprintf(text, sizeof text,
+                          "chunks slower than one graph per iteration (%.3g ms vs %.3g ms per "
+                          "iteration)",
+                          *chunk * 1e3, *one * 1e3);
+            refuse(rec, text);
+            if (core.settings().dump.exits)
+            {
+                std::cerr << "specula: " << rec.r->name() << ": " << text << "\n";
+            }
+        }
+
         void chunk_failed(region_record& rec, loop_cursor& cur, std::int64_t k, const char* why)
         {
             ++rec.chunk.failures;
@@ -490,6 +524,8 @@ namespace specula::engine
                 static_cast<std::int64_t>(chunk_budget_s / std::max(per_iteration, 1e-9));
             cur.next_k = std::clamp<std::int64_t>(std::min(2 * k, fits), 2, max_chunk);
             rec.chunk.next_k = cur.next_k;
+            rec.chunk.per_iteration.add(per_iteration);
+            judge_chunks(rec);
             return chunk_exit::ran;
         }
     } // namespace loop_chunks

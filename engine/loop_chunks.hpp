@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/cost_verdict.hpp"
 #include "engine/int_expr.hpp"
 
 namespace specula::engine
@@ -47,6 +48,9 @@ namespace specula::engine
         std::int64_t failures = 0;   // chunk runs that failed (replayed)
         std::int64_t compiles = 0;
         double time_s = 0.0; // total time of the committed chunk runs
+        // Seconds per iteration of each committed chunk, judged against the
+        // one-iteration graph's median (chunks slower than it are refused).
+        call_samples per_iteration;
         // The body's `if`s on the counter alone (cell_loops.counter_tests),
         // leaf source 0 = the target's value, and the sides `spec` assumes.
         std::vector<int_expr_ptr> tests;

@@ -109,3 +109,27 @@ def test_interrupt_during_a_chunk_commits_whole_iterations(kernels):
     assert _stdout(messages).splitlines()[-1] == "True True True True", _stdout(messages)
     rows = [r for r in _report(kc) if r["kind"] == "loop" and r.get("chunks", 0) > 0]
     assert rows, "the interrupted loop never ran in chunks"
+
+
+def test_chunks_slower_than_one_graph_per_iteration_stop(kernels):
+    """With the cost check on, chunks are judged against the one-iteration
+    graph: injected as nearly free, every chunk is slower, and after a few
+    the loop stops chunking and says why (results stay CPython's)."""
+    km, kc = kernels["default"]
+    execute(kc, "%reset -f", store_history=False)
+    execute(kc, "import numpy as np\nimport specula\ncz = np.zeros(8)")
+    loop = "print(get_ipython().execution_count)\nfor ci in range(3000):\n    cz = cz * 0.5 + 1.0"
+    reply, messages = execute(kc, loop)
+    assert reply["status"] == "ok", reply
+    first = _row(kc, int(_stdout(messages)), 2)
+    assert first["chunks"] > 0, first
+    name = first["name"]
+    reply, messages = execute(kc, f"print(specula._engine._inject_cost({name!r}, '', 1e-9, 1.0))")
+    assert _stdout(messages) == "1\n", messages
+    for _ in range(2):
+        reply, _ = execute(kc, loop)
+        assert reply["status"] == "ok", reply
+    row = [r for r in _report(kc) if r["name"] == name][0]
+    assert row["chunk_reason"].startswith("chunks slower than one graph per iteration"), row
+    reply, messages = execute(kc, "print(cz.tolist())")
+    assert _stdout(messages) == f"{[2.0] * 8}\n"
