@@ -22,8 +22,13 @@ namespace specula::engine
 
     void write_buffer::add_print(py::tuple args, py::object sep, py::object end)
     {
-        m_effects.push_back({kind::print, py::none(), py::none(), std::move(args), std::move(sep),
-                             std::move(end), {}});
+        m_effects.push_back({kind::print,
+                             py::none(),
+                             py::none(),
+                             std::move(args),
+                             std::move(sep),
+                             std::move(end),
+                             {}});
     }
 
     void write_buffer::add_deferred(std::function<int()> apply)
@@ -67,8 +72,9 @@ namespace specula::engine
             {
                 try
                 {
-                    py::module_::import("builtins").attr("print")(*py::reinterpret_borrow<py::tuple>(e.value),
-                                                                 py::arg("sep") = e.sep, py::arg("end") = e.end);
+                    py::module_::import("builtins")
+                        .attr("print")(*py::reinterpret_borrow<py::tuple>(e.value),
+                                       py::arg("sep") = e.sep, py::arg("end") = e.end);
                 }
                 catch (py::error_already_set& err)
                 {
