@@ -140,22 +140,36 @@ namespace specula::backends
         }
     }
 
+    namespace
+    {
+        // `src` copied into `block` in C order; a block someone else still
+        // holds, or too small, is replaced by a fresh one.
+        status hold_contiguous_copy(buffer& block, const buffer& src)
+        {
+            const std::int64_t bytes = src.size() * static_cast<std::int64_t>(src.itemsize());
+            if (block.is_null() || block.use_count() > 1 || block.size() < bytes)
+            {
+                auto fresh = buffer::allocate(ir::dtype::uint8, {std::max<std::int64_t>(bytes, 1)});
+                if (!fresh)
+                {
+                    return fresh.error();
+                }
+                block = std::move(fresh.value());
+            }
+            copy_to_contiguous(src, block.data());
+            return status::ok();
+        }
+    } // namespace
+
     status arena::stage(std::size_t i, ir::value_id v, const buffer& src)
     {
         buffer& block = m_staging[i];
         staged[i].reset();
-        const std::int64_t bytes = src.size() * static_cast<std::int64_t>(src.itemsize());
         // A kernel that kept a copy of its staged input holds the old block.
-        if (block.is_null() || block.use_count() > 1 || block.size() < bytes)
+        if (status st = hold_contiguous_copy(block, src); !st.is_ok())
         {
-            auto fresh = buffer::allocate(ir::dtype::uint8, {std::max<std::int64_t>(bytes, 1)});
-            if (!fresh)
-            {
-                return fresh.error();
-            }
-            block = std::move(fresh.value());
+            return st;
         }
-        copy_to_contiguous(src, block.data());
         // v's own layout slot: C order of v's shape, the same layout a
         // planned v would have (a staged v is never planned: those are C).
         staged[i].set_arena_view(block, src.dtype(), layout_of(v, src.dtype(), src.shape()));
@@ -171,19 +185,12 @@ namespace specula::backends
             it = m_carried.emplace(m_carried.end(), v, buffer{});
         }
         buffer& block = it->second;
-        const std::int64_t bytes = src.size() * static_cast<std::int64_t>(src.itemsize());
         // Held by somebody else: the caller's output of an earlier run, or
         // src itself (an outer loop handing the table back).
-        if (block.is_null() || block.use_count() > 1 || block.size() < bytes)
+        if (status st = hold_contiguous_copy(block, src); !st.is_ok())
         {
-            auto fresh = buffer::allocate(ir::dtype::uint8, {std::max<std::int64_t>(bytes, 1)});
-            if (!fresh)
-            {
-                return fresh.error();
-            }
-            block = std::move(fresh.value());
+            return st;
         }
-        copy_to_contiguous(src, block.data());
         buffer copy = block.view(src.dtype(), layout_of(v, src.dtype(), src.shape()));
         out = std::move(copy);
         return status::ok();
