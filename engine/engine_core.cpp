@@ -549,7 +549,7 @@ namespace specula::engine
         const converter::converter& last = again ? *again : conv;
         if (!spec)
         {
-            if (first)
+            if (first && !last.situational())
             {
                 r.mark_not_convertible(diagnostic);
                 return frame_exit::run_default;
@@ -568,6 +568,10 @@ namespace specula::engine
             fallback->globals = py::reinterpret_borrow<py::object>(frame.globals);
             r.specialisations().push_front(fallback);
             r.record_fallback(diagnostic);
+            if (first)
+            {
+                r.mark_compiled(); // other situations still compile
+            }
             return frame_exit::run_default;
         }
         spec->globals = py::reinterpret_borrow<py::object>(frame.globals);

@@ -77,7 +77,7 @@ namespace specula::engine
             }
         }
 
-        bool arrays_overlap(PyObject* x, PyObject* y)
+        bool bounds_overlap(PyObject* x, PyObject* y)
         {
             if (!PyArray_Check(x) || !PyArray_Check(y))
             {
@@ -205,7 +205,9 @@ namespace specula::engine
         case guard_kind::str_value:
             return PyUnicode_CheckExact(x) && PyUnicode_Compare(x, p_expected) == 0;
         case guard_kind::no_overlap:
-            return values[other] != nullptr && !arrays_overlap(x, values[other]);
+            return values[other] != nullptr && !bounds_overlap(x, values[other]);
+        case guard_kind::overlap:
+            return values[other] != nullptr && bounds_overlap(x, values[other]);
         case guard_kind::distinct:
             return x != values[other];
         case guard_kind::length:
@@ -243,6 +245,8 @@ namespace specula::engine
             return "value of " + what + " changed";
         case guard_kind::no_overlap:
             return "arrays alias: " + what;
+        case guard_kind::overlap:
+            return "arrays no longer alias: " + what;
         case guard_kind::distinct:
             return "objects alias: " + what;
         case guard_kind::int_predicate:
@@ -409,10 +413,22 @@ namespace specula::engine
         return g;
     }
 
+    guard make_overlap_guard(int a, int b, std::string what)
+    {
+        guard g = make_no_overlap_guard(a, b, std::move(what));
+        g.kind = guard_kind::overlap;
+        return g;
+    }
+
+    bool arrays_overlap(PyObject* x, PyObject* y)
+    {
+        return bounds_overlap(x, y);
+    }
+
     void guard_set::add(guard g)
     {
         bool cross_source = g.kind == guard_kind::no_overlap || g.kind == guard_kind::distinct ||
-                            g.kind == guard_kind::int_predicate;
+                            g.kind == guard_kind::int_predicate || g.kind == guard_kind::overlap;
         if (cross_source)
         {
             cross.push_back(std::move(g));
@@ -453,7 +469,8 @@ namespace specula::engine
         {
             static const char* names[] = {"type_is",     "identity",  "array_meta",    "int_value",
                                           "float_value", "str_value", "no_overlap",    "distinct",
-                                          "int_range",   "length",    "int_predicate", "dict_keys"};
+                                          "int_range",   "length",    "int_predicate", "dict_keys",
+                                          "overlap"};
             out << "  guard " << names[static_cast<int>(g.kind)] << " " << g.what;
             if (g.kind == guard_kind::length)
             {

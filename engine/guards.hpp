@@ -34,6 +34,9 @@ namespace specula::engine
         // exact dict whose keys are `expected` (a tuple of exact str/int), in
         // that order: iteration over a dict source unrolled over its keys
         dict_keys,
+        // the memory of arrays `a` and `b` overlaps: a situation the engine
+        // leaves to CPython (a write to one read through the other)
+        overlap,
     };
 
     inline constexpr int max_symbols = 16;
@@ -83,6 +86,11 @@ namespace specula::engine
     guard make_dict_keys_guard(int src, PyObject* dict, std::string what);
     guard make_no_overlap_guard(int a, int b, std::string what);
     guard make_distinct_guard(int a, int b, std::string what);
+    guard make_overlap_guard(int a, int b, std::string what);
+
+    // Whether the bytes two arrays span intersect (borrowed; non-arrays:
+    // identity).
+    bool arrays_overlap(PyObject* x, PyObject* y);
 
     // Guards per source (checked right after the source resolves, so a child
     // source is only read from a guarded parent) and across sources.

@@ -39,6 +39,8 @@ namespace specula::engine
                 return "int_predicate";
             case guard_kind::dict_keys:
                 return "dict_keys";
+            case guard_kind::overlap:
+                return "overlap";
             }
             return "?";
         }
@@ -109,6 +111,7 @@ namespace specula::engine
                 return "keys of " + g.what + " are " + short_repr(g.expected) + " in this order";
             case guard_kind::no_overlap:
             case guard_kind::distinct:
+            case guard_kind::overlap:
                 return g.what;
             }
             return g.what;
@@ -273,6 +276,13 @@ namespace specula::engine
             for (const guard& g : list)
             {
                 add(g);
+            }
+        }
+        for (const guard& g : spec.guards.cross)
+        {
+            if (g.kind == guard_kind::overlap)
+            {
+                text += (text.empty() ? "" : ", ") + g.what + " overlap";
             }
         }
         if (text.size() > 160)

@@ -315,6 +315,7 @@ namespace specula::engine::converter
         cval v = new_array(in, PyArray_NDIM(a) == 0 ? surface::np_scalar : surface::ndarray);
         m_arrays[static_cast<size_t>(v.arr)].src = src;
         m_array_of_source[src] = v.arr;
+        m_seen_arrays[src] = py::reinterpret_borrow<py::object>(array);
         return v;
     }
 
@@ -527,8 +528,42 @@ namespace specula::engine::converter
         return p;
     }
 
+    void converter::refuse_overlapping_writes()
+    {
+        std::string pairs;
+        for (int w : m_written_sources)
+        {
+            auto written = m_seen_arrays.find(w);
+            if (written == m_seen_arrays.end())
+            {
+                continue;
+            }
+            for (const auto& [r, seen] : m_seen_arrays)
+            {
+                if (r != w && arrays_overlap(written->second.ptr(), seen.ptr()))
+                {
+                    const std::string what =
+                        m_spec->sources[w].path + " / " + m_spec->sources[r].path;
+                    m_spec->guards.add(make_overlap_guard(w, r, what));
+                    pairs += (pairs.empty() ? "" : ", ") + what;
+                }
+            }
+        }
+        if (!pairs.empty())
+        {
+            // NumPy reads a written array's new contents through every
+            // overlapping view, element by element; the graph reads its inputs
+            // once. Calls like this one stay in CPython (the guards above),
+            // calls on separate arrays still convert.
+            m_situational = true;
+            throw not_convertible("not convertible: written array shares memory with another (" +
+                                  pairs + ") in " + m_file);
+        }
+    }
+
     void converter::add_alias_guards()
     {
+        refuse_overlapping_writes();
         std::vector<int> array_sources;
         for (const auto& [src, arr] : m_array_of_source)
         {

@@ -415,6 +415,9 @@ namespace specula::engine::converter
         // The specialisation as far as conversion got (its guards describe the
         // situation a failure depends on).
         std::shared_ptr<specialisation> partial() const { return m_spec; }
+        // The conversion failed for this call's situation only (written
+        // arrays overlapping others): calls in other situations may convert.
+        bool situational() const { return m_situational; }
 
         // Friends for the per-file visitors.
         [[noreturn]] void fail(const std::string& construct, py::handle node) const;
@@ -444,6 +447,7 @@ namespace specula::engine::converter
         int output_of(int arr);
         void finish_graph();
         void add_alias_guards();
+        void refuse_overlapping_writes();
         std::string where(py::handle node) const;
 
         // layout.cpp
@@ -791,6 +795,8 @@ namespace specula::engine::converter
         std::vector<array_entry> m_arrays;
         std::vector<dict_entry> m_dicts;
         std::map<int, int> m_array_of_source;                 // source -> array entry
+        std::map<int, py::object> m_seen_arrays;              // source -> the array seen
+        bool m_situational = false;
         std::map<std::string, cval> m_heap_writes;            // "self.h", "G[x]" -> value written
         std::map<int, std::vector<item_write>> m_item_writes; // container source -> writes
         std::set<std::pair<int, int>> m_distinct_containers;  // distinct guards added
