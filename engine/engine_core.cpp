@@ -444,10 +444,11 @@ namespace specula::engine
             guard_failure failure;
             check_guards(*first, frame, values, owned, failure);
             why = explain_failure(*first, first_failure, values);
-            if (first_failure.source >= 0 && first_failure.source < static_cast<int>(values.size()))
+            owned_refs seen_owned;
+            std::vector<PyObject*> seen;
+            for (int s : failing_sources(*first, frame, seen, seen_owned))
             {
-                rec.prof.observe(first->sources[first_failure.source].path,
-                                 values[static_cast<size_t>(first_failure.source)]);
+                rec.prof.observe(first->sources[s].path, seen[static_cast<size_t>(s)]);
             }
         }
         if (m_config.dump.exits)

@@ -1,6 +1,8 @@
 #include "engine/runner.hpp"
 
+#include <algorithm>
 #include <cfenv>
+#include <iterator>
 #include <map>
 
 #include "backends/interrupt.hpp"
@@ -78,6 +80,55 @@ namespace specula::engine
             }
         }
         return true;
+    }
+
+    std::vector<int> failing_sources(const specialisation& spec, const frame_hook::frame_view& frame,
+                                     std::vector<PyObject*>& values, owned_refs& owned)
+    {
+        std::vector<int> failing;
+        const int n = spec.sources.size();
+        values.assign(static_cast<size_t>(n), nullptr);
+        std::vector<bool> usable(static_cast<size_t>(n), false);
+        bool any_failed = false;
+        for (int s = 0; s < n; ++s)
+        {
+            const source& src = spec.sources[s];
+            const bool computed = src.kind == source_kind::computed_item ||
+                                  src.kind == source_kind::computed_slice ||
+                                  src.kind == source_kind::keyed_item;
+            // A computed index reads other sources' values: only while all held.
+            if ((src.parent >= 0 && !usable[static_cast<size_t>(src.parent)]) ||
+                (computed && any_failed))
+            {
+                continue;
+            }
+            PyObject* v = spec.sources.resolve(s, frame, values, owned);
+            if (v == nullptr)
+            {
+                any_failed = true;
+                continue;
+            }
+            values[static_cast<size_t>(s)] = v;
+            usable[static_cast<size_t>(s)] = true;
+            if (s >= static_cast<int>(spec.guards.per_source.size()))
+            {
+                continue;
+            }
+            std::int64_t symbols[max_symbols];
+            std::fill(std::begin(symbols), std::end(symbols), -1);
+            for (const guard& g : spec.guards.per_source[static_cast<size_t>(s)])
+            {
+                if (!g.check(values.data(), symbols))
+                {
+                    failing.push_back(s);
+                    // Children of a changed object are not read.
+                    usable[static_cast<size_t>(s)] = false;
+                    any_failed = true;
+                    break;
+                }
+            }
+        }
+        return failing;
     }
 
     std::string explain_failure(const specialisation& spec, const guard_failure& failure,

@@ -25,6 +25,11 @@ namespace specula::engine
     // checks the guards. On failure fills `failure` (cheaply) and returns false.
     bool check_guards(const specialisation& spec, const frame_hook::frame_view& frame,
                       std::vector<PyObject*>& values, owned_refs& owned, guard_failure& failure);
+    // Cold, after a miss: every source whose own guards fail on this call,
+    // not only the first (two shapes that changed together relax together).
+    // Sources read through one that failed or did not resolve are skipped.
+    std::vector<int> failing_sources(const specialisation& spec, const frame_hook::frame_view& frame,
+                                     std::vector<PyObject*>& values, owned_refs& owned);
     // Cold: the human-readable reason for a failure.
     std::string explain_failure(const specialisation& spec, const guard_failure& failure,
                                 const std::vector<PyObject*>& values);
