@@ -104,16 +104,32 @@ namespace specula::engine
             return nullptr;
         }
 
+        // The value the target takes `j` iterations after `first` (the
+        // current one): the range's int, or the list's or tuple's item.
+        py::object value_at(const loop_cursor& cur, long long first, std::int64_t j)
+        {
+            if (cur.seq)
+            {
+                return py::reinterpret_borrow<py::object>(loop_sequences::item(cur, first + j));
+            }
+            return py::reinterpret_steal<py::object>(
+                PyLong_FromLongLong(first + j * cur.step)); // new reference
+        }
+
         // The sides the counter tests take at `value`; false when one cannot
         // be evaluated exactly.
-        bool sides_at(const loop_chunk_record& c, long long value, std::vector<bool>& sides)
+        bool sides_at(const loop_chunk_record& c, const py::object& v, std::vector<bool>& sides)
         {
             sides.clear();
             if (c.tests.empty())
             {
                 return true;
             }
-            py::object v = py::reinterpret_steal<py::object>(PyLong_FromLongLong(value));
+            if (!v)
+            {
+                PyErr_Clear();
+                return false;
+            }
             PyObject* values[1] = {v.ptr()};
             for (const int_expr_ptr& t : c.tests)
             {
@@ -147,7 +163,7 @@ namespace specula::engine
         // target's `value` on: the iterations before the first whose
         // counter-computed slice is not the rows the graph reads (a short last
         // batch), rounded down to a multiple of the period.
-        std::int64_t fit(const loop_chunk_record& c, long long value, long long step,
+        std::int64_t fit(const loop_chunk_record& c, const loop_cursor& cur, long long value,
                          std::int64_t k)
         {
             if (!c.plan)
@@ -156,8 +172,7 @@ namespace specula::engine
             }
             for (std::int64_t j = 0; j < k && !c.plan->slices.empty(); ++j)
             {
-                py::object v = py::reinterpret_steal<py::object>(
-                    PyLong_FromLongLong(value + j * step)); // new reference
+                py::object v = value_at(cur, value, j);
                 for (const converter::chunk_slice_check& check : c.plan->slices)
                 {
                     if (!v || !converter::chunk_slice_holds(check, v.ptr()))
@@ -173,7 +188,7 @@ namespace specula::engine
 
         // The chunk graph for this situation, compiled when missing or when
         // its guards fail (a bounded number of times).
-        std::shared_ptr<specialisation> chunk_graph(region_record& rec,
+        std::shared_ptr<specialisation> chunk_graph(region_record& rec, sequence_items items,
                                                     const frame_hook::frame_view& view,
                                                     std::vector<PyObject*>& values,
                                                     owned_refs& owned)
@@ -197,6 +212,7 @@ namespace specula::engine
             scope.bound = rec.loop_bound;
             scope.locals = rec.loop_locals;
             scope.globals = rec.cell_names;
+            scope.items = items;
             std::string diagnostic;
             py::list sides;
             for (bool b : rec.chunk.sides)
@@ -279,12 +295,13 @@ namespace specula::engine
             return writer->write_back(py::tuple(items).ptr(), broke);
         }
 
-        // The iteration the loop is at, and whether its target holds the
-        // value CPython gave it (the per-iteration path ran the body as is).
+        // The iteration the loop is at (a range's value, or the index of a
+        // list's or tuple's item), and whether its target holds the value
+        // CPython gave it (the per-iteration path ran the body as is).
         bool current_value(const region_record& rec, const loop_cursor& cur, PyObject* globals,
                            PyObject* const* locals, long long& value, long long& remaining)
         {
-            const Py_ssize_t left = PyObject_LengthHint(cur.iter.ptr(), -1);
+            const Py_ssize_t left = cur.seq ? 0 : PyObject_LengthHint(cur.iter.ptr(), -1);
             if (left < 0)
             {
                 PyErr_Clear();
@@ -303,6 +320,11 @@ namespace specula::engine
             {
                 py::str key(rec.chunk.target);
                 bound = PyDict_GetItemWithError(globals, key.ptr());
+            }
+            if (cur.seq)
+            {
+                PyErr_Clear();
+                return loop_sequences::position(cur, bound, value, remaining);
             }
             if (bound == nullptr || !PyLong_CheckExact(bound))
             {
@@ -378,6 +400,7 @@ namespace specula::engine
                 return nullptr;
             }
             cur.iter = py::object();
+            cur.seq = py::object();
             cur.streak = 0;
             cur.replay = 0;
             cur.next_k = 0;
@@ -397,7 +420,9 @@ namespace specula::engine
                 cur.start = start;
                 cur.step = step;
                 cur.len = len;
+                return it;
             }
+            loop_sequences::record(cur, iterable, it);
             return it;
         }
 
@@ -431,7 +456,8 @@ namespace specula::engine
                 learn_counter_tests(rec);
             }
             std::vector<bool> sides;
-            if (!sides_at(rec.chunk, value, sides) || (rec.chunk.spec && sides != rec.chunk.sides))
+            if (!sides_at(rec.chunk, value_at(cur, value, 0), sides) ||
+                (rec.chunk.spec && sides != rec.chunk.sides))
             {
                 return chunk_exit::not_run; // another side than the chunk graph's: one iteration
             }
@@ -443,7 +469,7 @@ namespace specula::engine
             std::vector<bool> later;
             for (std::int64_t j = 1; j < k && !rec.chunk.tests.empty(); ++j)
             {
-                if (!sides_at(rec.chunk, value + j * cur.step, later) || later != sides)
+                if (!sides_at(rec.chunk, value_at(cur, value, j), later) || later != sides)
                 {
                     k = j; // the chunk ends before the other side
                 }
@@ -452,7 +478,19 @@ namespace specula::engine
             {
                 rec.chunk.sides = sides;
             }
-            k = fit(rec.chunk, value, cur.step, k);
+            k = fit(rec.chunk, cur, value, k);
+            sequence_items items = sequence_items::none;
+            if (cur.seq)
+            {
+                k = loop_sequences::uniform(cur, value, k, items);
+                if (items == sequence_items::none)
+                {
+                    // This run's reason; a later run may iterate over others.
+                    rec.chunk.reason = std::string("item ") + std::to_string(value) +
+                                       " is neither a Python float or int nor a C-contiguous "
+                                       "array (a loop over a list or tuple)";
+                }
+            }
             if (k < 2 || !in_counter_range(value) || !in_counter_range(value + (k - 1) * cur.step))
             {
                 return chunk_exit::not_run;
@@ -467,6 +505,12 @@ namespace specula::engine
             view_locals.push_back(owned.keep(PyLong_FromLongLong(value)));
             view_locals.push_back(owned.keep(PyLong_FromLongLong(k)));
             view_locals.push_back(owned.keep(PyLong_FromLongLong(cur.step)));
+            PyObject* stacked = nullptr; // kept by `owned`
+            if (cur.seq)
+            {
+                stacked = owned.keep(loop_sequences::stack(cur, value, k, items));
+                view_locals.push_back(stacked);
+            }
             if (PyErr_Occurred())
             {
                 return chunk_exit::fail;
@@ -474,11 +518,17 @@ namespace specula::engine
             frame_hook::frame_view view{nullptr, globals, builtins, view_locals.data(), code};
             const auto started = clock::now();
             std::vector<PyObject*> values;
-            std::shared_ptr<specialisation> spec = chunk_graph(rec, view, values, owned);
-            if (!spec || fit(rec.chunk, value, cur.step, k) != k)
+            std::shared_ptr<specialisation> spec = chunk_graph(rec, items, view, values, owned);
+            if (!spec || fit(rec.chunk, cur, value, k) != k)
             {
                 // (A graph built just now may need another size: the next
                 // entry picks one.)
+                return chunk_exit::not_run;
+            }
+            if (cur.seq && loop_sequences::items_alias_inputs(cur, value, k, values, stacked))
+            {
+                // The graph would read a copy of an array it writes: these
+                // iterations run one by one.
                 return chunk_exit::not_run;
             }
             PyObject* raw = nullptr;

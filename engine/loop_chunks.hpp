@@ -1,5 +1,6 @@
 // The rest of a stable loop in chunks: once the per-iteration graph of a
-// `for` loop over a `range` ran `stable_iterations` iterations in a row, the
+// `for` loop over a `range` (or a list or tuple: loop_sequences.hpp) ran
+// `stable_iterations` iterations in a row, the
 // next K iterations run as one graph (converter/loop_chunk.cpp: the body in
 // an IR LOOP) and commit together; the range iterator CPython holds is then
 // advanced past them and the target bound to the last value, so CPython goes
@@ -19,6 +20,7 @@
 
 #include "engine/cost_verdict.hpp"
 #include "engine/int_expr.hpp"
+#include "engine/loop_sequences.hpp"
 
 namespace specula::engine
 {
@@ -60,10 +62,12 @@ namespace specula::engine
         bool refused = false;
     };
 
-    // Where a running loop is: the range iterator CPython's `for` holds.
+    // Where a running loop is: the range, list or tuple iterator CPython's
+    // `for` holds.
     struct loop_cursor
     {
         pybind11::object iter;          // the range iterator (null: no chunks)
+        pybind11::object seq;           // the list or tuple iterated (null: a range)
         PyFrameObject* frame = nullptr; // borrowed, identity only: the frame that started it
         long long start = 0;
         long long step = 1;
@@ -85,7 +89,7 @@ namespace specula::engine
 
         // `__specula_iter__(id, iterable)` at a live loop's start: a new
         // reference to iter(iterable), or null with CPython's exception.
-        // A `range` is recorded in `cur` (for chunks).
+        // A `range`, list or tuple is recorded in `cur` (for chunks).
         PyObject* start(loop_cursor& cur, PyObject* iterable);
 
         enum class chunk_exit

@@ -30,7 +30,7 @@ namespace specula::engine
             // the same cell) ends that iteration's timing.
             bool timing = false;
             clock::time_point started;
-            loop_cursor cursor; // a `for` loop over a range: where it is (chunks)
+            loop_cursor cursor; // a `for` loop over a range, list or tuple: where it is (chunks)
         };
 
         std::vector<loop_state> g_loops; // indexed by the transformer's loop id
@@ -376,9 +376,10 @@ namespace specula::engine
             if (it != nullptr && !chunk.refused)
             {
                 // Why this run of the loop has no chunks (none: it may).
-                chunk.reason = st->cursor.iter ? std::string()
-                                               : std::string("iterates over a ") +
-                                                     Py_TYPE(args[1])->tp_name + ", not a range";
+                chunk.reason = st->cursor.iter
+                                   ? std::string()
+                                   : std::string("iterates over a ") + Py_TYPE(args[1])->tp_name +
+                                         ", not a range, list or tuple";
             }
             return it;
         }

@@ -20,6 +20,7 @@
 #include "engine/config.hpp"
 #include "engine/frame_hook.hpp"
 #include "engine/int_expr.hpp"
+#include "engine/loop_sequences.hpp"
 #include "engine/profiler.hpp"
 #include "engine/specialisation.hpp"
 #include "engine/whitelist.hpp"
@@ -317,6 +318,10 @@ namespace specula::engine::converter
         bool in_function = false;
         std::vector<std::string> locals;
         std::vector<std::string> globals;
+        // A loop over a list or tuple: what its items are (the frame view's
+        // local after the step is their stack, chunk_sequences.cpp); none
+        // for a range.
+        sequence_items items = sequence_items::none;
     };
 
     // A first-axis slice of an array carried by a chunk whose bounds the
@@ -544,7 +549,13 @@ namespace specula::engine::converter
         cval in_callee_scope(const cval& fn, PyCodeObject* code, std::vector<cval> arguments,
                              const std::function<void(py::handle statements)>& body);
 
+        // chunk_sequences.cpp
+        cval chunk_items(int index, engine::sequence_items kind, py::handle node);
+        cval chunk_item(const cval& items, ir::value_id counter, engine::sequence_items kind);
+
         // loop_chunk.cpp
+        cval chunk_range_target(const cval& start, ir::value_id counter, long long step_value,
+                                const loop_chunk_scope& scope);
         void build_loop_chunk(py::handle body, const loop_chunk_scope& scope,
                               loop_chunk_plan& plan);
         cval chunk_initial(const std::string& name, const loop_chunk_scope& scope, py::handle node,

@@ -111,6 +111,26 @@ namespace specula::engine::converter
         return read_source(src, m_frame.locals[index]);
     }
 
+    // A range's target in trip `counter`: start + counter * step.
+    cval converter::chunk_range_target(const cval& start, ir::value_id counter,
+                                       long long step_value, const loop_chunk_scope& scope)
+    {
+        if (step_value != 1)
+        {
+            counter = m_builder->binary(
+                ir::op::MUL, counter,
+                m_builder->constant(ir::scalar::of_int(ir::dtype::int64, step_value)));
+        }
+        const ir::value_id start_v = m_arrays[static_cast<size_t>(start.arr)].value;
+        cval index = new_array(m_builder->binary(ir::op::ADD, start_v, counter), surface::py_int);
+        // The engine runs a chunk only when every value it gives the
+        // target lies in the range of a relaxed int (loop_chunks.cpp).
+        m_arrays[static_cast<size_t>(index.arr)].int_lo = relaxed_int_lo;
+        m_arrays[static_cast<size_t>(index.arr)].int_hi = relaxed_int_hi;
+        m_arrays[static_cast<size_t>(index.arr)].chunk_expr = int_leaf(0, Py_None, scope.target);
+        return index;
+    }
+
     std::shared_ptr<specialisation> converter::convert_loop_chunk(py::handle body,
                                                                   const loop_chunk_scope& scope,
                                                                   std::string& diagnostic,
@@ -170,6 +190,8 @@ namespace specula::engine::converter
         }
         const long long step_value = PyLong_AsLongLong(step.obj.ptr());
         m_chunk_step = step_value;
+        const bool over_items = scope.items != engine::sequence_items::none;
+        cval items = over_items ? chunk_items(params + 3, scope.items, first) : cval{};
         if (contains(scope.bound, scope.target))
         {
             // CPython keeps the body's value, not the counter's.
@@ -210,22 +232,15 @@ namespace specula::engine::converter
             ir::builder::insertion_guard keep(*m_builder);
             m_builder->set_insertion_end(region);
             ir::value_id counter = m_builder->arg(region, 0);
-            if (step_value != 1)
+            if (over_items)
             {
-                counter = m_builder->binary(
-                    ir::op::MUL, counter,
-                    m_builder->constant(ir::scalar::of_int(ir::dtype::int64, step_value)));
+                // A list's or tuple's item (chunk_sequences.cpp).
+                m_locals[scope.target] = chunk_item(items, counter, scope.items);
             }
-            const ir::value_id start_v = m_arrays[static_cast<size_t>(start.arr)].value;
-            cval index =
-                new_array(m_builder->binary(ir::op::ADD, start_v, counter), surface::py_int);
-            // The engine runs a chunk only when every value it gives the
-            // target lies in the range of a relaxed int (loop_chunks.cpp).
-            m_arrays[static_cast<size_t>(index.arr)].int_lo = relaxed_int_lo;
-            m_arrays[static_cast<size_t>(index.arr)].int_hi = relaxed_int_hi;
-            m_arrays[static_cast<size_t>(index.arr)].chunk_expr =
-                int_leaf(0, Py_None, scope.target);
-            m_locals[scope.target] = index;
+            else
+            {
+                m_locals[scope.target] = chunk_range_target(start, counter, step_value, scope);
+            }
             bind_carried_args(loop, region);
             m_in_chunk = true;
             p_chunk_loop = &loop;

@@ -139,13 +139,13 @@ PROGRAMS = [
         "    return acc\n"
         "print(globals_too(100), G, H)",
     ]),
-    chunk_program("no_chunks_for_prints_and_lists", [
+    chunk_program("no_chunks_for_prints_and_iterators", [
         SETUP + "m = np.zeros(2)\nseen = []",
         # Effects every iteration: per-iteration graphs only.
         "for u in range(30):\n"
         "    m = m + 1.0\n"
         "    print(u, end=' ')\n"
-        "for u in [1, 2, 3] * 10:\n"
+        "for u in iter([1, 2, 3] * 10):\n"
         "    m = m * 0.5 + u\n"
         "print(m)",
     ], chunks=False),

@@ -74,7 +74,7 @@ def test_report_says_why_a_loop_does_not_chunk(kernels):
     execute(kc, "%reset -f", store_history=False)
     execute(kc, "import numpy as np\ndz = np.zeros(2)\nitems = list(range(40))")
     reply, messages = execute(kc, "print(get_ipython().execution_count)\n"
-                                  "for di in items:\n"
+                                  "for di in iter(items):\n"
                                   "    dz = dz + 1.0\n"
                                   "for dj in range(40):\n"
                                   "    dz = dz + 1.0\n"
@@ -82,7 +82,7 @@ def test_report_says_why_a_loop_does_not_chunk(kernels):
     assert reply["status"] == "ok", reply
     count = int(_stdout(messages).splitlines()[0])
     over_list = _row(kc, count, 2)
-    assert over_list["chunks"] == 0 and "not a range" in over_list["chunk_reason"], over_list
+    assert over_list["chunks"] == 0 and "not a range, list or tuple" in over_list["chunk_reason"], over_list
     printing = _row(kc, count, 4)
     assert printing["chunks"] == 0 and "effects" in printing["chunk_reason"], printing
 

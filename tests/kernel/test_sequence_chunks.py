@@ -1,0 +1,64 @@
+"""Chunks of `for` loops over lists and tuples (engine/loop_sequences.hpp):
+the programs run through the kernel with the engine off, on at threshold 0
+and on at the default threshold; every reply, output message and the final
+globals must be identical, and at threshold 0 the loops meant to chunk must
+show chunks in specula.report()."""
+
+import pytest
+
+from sequence_chunk_programs import PROGRAMS
+from test_cell_loops import _interrupt_loop, _report, _stdout, execute, kernels  # noqa: F401 (the fixture)
+import test_loop_chunks
+from test_loop_chunks import _row
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=[p.name for p in PROGRAMS])
+def test_sequence_loops_equal_engine_off(kernels, program):
+    # (Called through the module: imported by name, pytest would collect it
+    # here too, with the range programs.)
+    test_loop_chunks.test_chunked_loops_equal_engine_off(kernels, program)
+
+
+def test_report_counts_list_chunks_and_says_why_not(kernels):
+    km, kc = kernels["thr0"]
+    execute(kc, "%reset -f", store_history=False)
+    execute(kc, "import numpy as np\ndz = np.zeros(2)\nitems = [float(i) for i in range(200)]\n"
+                "words = ['a'] * 40")
+    reply, messages = execute(kc, "print(get_ipython().execution_count)\n"
+                                  "for di in items:\n"
+                                  "    dz = dz + di\n"
+                                  "for dw in words:\n"
+                                  "    dz = dz + 1.0\n"
+                                  "for dj in iter(items):\n"
+                                  "    dz = dz + 1.0\n")
+    assert reply["status"] == "ok", reply
+    count = int(_stdout(messages).splitlines()[0])
+    floats = _row(kc, count, 2)
+    assert floats["chunks"] > 0 and 0 < floats["chunk_iterations"] < 200, floats
+    assert floats["graph_runs"] == 200 and floats["chunk_reason"] is None, floats
+    strings = _row(kc, count, 4)
+    assert strings["chunks"] == 0 and "neither a Python float" in strings["chunk_reason"], strings
+    iterator = _row(kc, count, 6)
+    assert iterator["chunks"] == 0 and "not a range, list or tuple" in iterator["chunk_reason"], iterator
+
+
+def test_interrupt_during_a_list_chunk_commits_whole_iterations(kernels):
+    km, kc = kernels["thr0"]
+    execute(kc, "%reset -f", store_history=False)
+    execute(kc, "import numpy as np\nia = np.zeros(20000)\nib = np.zeros(20000)\nsteps = 0.0\n"
+                "big = list(range(3 * 10**6))")
+    content = _interrupt_loop(km, kc, "for ii in big:\n"
+                                      "    ia += 1.0\n"
+                                      "    ib = ib + ia * 0.0 + 1.0\n"
+                                      "    steps = steps + 1.0\n"
+                                      "    if ii == 300:\n"
+                                      "        print('running')", "running")
+    assert content["status"] == "error" and content["ename"] == "KeyboardInterrupt"
+    reply, messages = execute(kc, "print(ii, steps, ia[0], ib[0])\n"
+                                  "print(steps > 300, float(ia[0]) == steps, bool((ia == ib).all()),\n"
+                                  "      steps - 1 <= ii <= steps)")
+    # A whole number of iterations; the target that of the iteration the
+    # interrupt stopped or of the last one committed.
+    assert _stdout(messages).splitlines()[-1] == "True True True True", _stdout(messages)
+    rows = [r for r in _report(kc) if r["kind"] == "loop" and r.get("chunks", 0) > 0]
+    assert rows, "the interrupted loop never ran in chunks"
