@@ -9,6 +9,7 @@
 #include "engine/engine_core.hpp"
 #include "engine/loop_locals.hpp"
 #include "engine/runner.hpp"
+#include "ir/printer.hpp"
 
 namespace specula::engine
 {
@@ -239,6 +240,11 @@ namespace specula::engine
                 return nullptr;
             }
             spec->globals = py::reinterpret_borrow<py::object>(view.globals);
+            if (core.settings().dump.ir)
+            {
+                std::cerr << "specula: chunks of " << rec.r->name() << "\n"
+                          << ir::print(*spec->module) << "\n";
+            }
             rec.chunk.spec = spec;
             rec.chunk.plan = plan;
             if (!check_guards(*spec, view, values, owned, failure))
@@ -337,23 +343,77 @@ namespace specula::engine
             return overflow == 0 && seen == value;
         }
 
+        // The one-iteration graph the chunks stand for: the loop's
+        // specialisation with the most graph runs (the most recent one may
+        // be an exception, the first iteration or a short last batch).
+        const spec_cost* steady_graph(const region_record& rec)
+        {
+            const spec_cost* best = nullptr;
+            const auto& specs = rec.r->specialisations();
+            for (std::size_t i = 0; i < specs.size(); ++i)
+            {
+                const spec_cost* cost = specs[i]->cost.get();
+                if (cost != nullptr &&
+                    (best == nullptr || cost->graph.count() > best->graph.count()))
+                {
+                    best = cost;
+                }
+            }
+            return best;
+        }
+
+        // What one iteration costs without chunks: the median of whole
+        // iterations the per-iteration graph ran (marker to marker: a chunk
+        // saves the entry, the commit and CPython's loop step of each one, so
+        // the graph's own samples would understate it), or while fewer were
+        // timed, that graph's median.
+        std::optional<double> one_iteration_s(const region_record& rec)
+        {
+            constexpr std::int64_t wall_samples = 3;
+            const auto& specs = rec.r->specialisations();
+            for (std::size_t i = 0; i < specs.size(); ++i)
+            {
+                if (specs[i]->cost && specs[i]->cost->injected_graph_s)
+                {
+                    return specs[i]->cost->injected_graph_s; // the tests' fixed cost
+                }
+            }
+            if (rec.chunk.iteration_wall.count() >= wall_samples)
+            {
+                return rec.chunk.iteration_wall.median_s();
+            }
+            const spec_cost* steady = steady_graph(rec);
+            return steady != nullptr ? steady->graph.median_s() : std::nullopt;
+        }
+
         // A chunk saves the per-iteration entry, but its LOOP may cost more
         // per trip than one graph per iteration (a carried array copied each
-        // trip): after a few chunks, slower than the one-iteration graph's
-        // median by the cost check's margin, chunks stop for this loop.
-        void judge_chunks(region_record& rec)
+        // trip): after a few chunks of a steady size, slower than the
+        // one-iteration graph's median by the cost check's margin, chunks
+        // stop for this loop. A chunk's fixed costs (guards, per-iteration
+        // checks, copying the carried arrays in and out) are spread over its
+        // iterations, so only chunks that stand for the loop's steady state
+        // are judged: `judged_size` iterations or more, or as many as the
+        // time budget lets the next one run (K no longer grows); not the
+        // first small ones, nor one cut short by the loop's end.
+        void judge_chunks(region_record& rec, std::int64_t k, std::int64_t next_k,
+                          double per_iteration)
         {
             constexpr std::int64_t chunk_samples = 3;
+            constexpr std::int64_t judged_size = 16;
             constexpr double slower = 1.25;
+            if (k < judged_size && next_k > k)
+            {
+                return;
+            }
+            rec.chunk.per_iteration.add(per_iteration);
             const engine_core& core = engine_core::instance();
-            const auto& specs = rec.r->specialisations();
-            if (!core.settings().cost_check || rec.chunk.per_iteration.count() < chunk_samples ||
-                specs.empty() || !specs[0]->cost)
+            if (!core.settings().cost_check || rec.chunk.per_iteration.count() < chunk_samples)
             {
                 return;
             }
             const std::optional<double> chunk = rec.chunk.per_iteration.median_s();
-            const std::optional<double> one = specs[0]->cost->graph.median_s();
+            const std::optional<double> one = one_iteration_s(rec);
             if (!chunk || !one || *chunk <= slower * *one)
             {
                 return;
@@ -401,6 +461,7 @@ namespace specula::engine
             }
             cur.iter = py::object();
             cur.seq = py::object();
+            cur.one_graph = false;
             cur.streak = 0;
             cur.replay = 0;
             cur.next_k = 0;
@@ -428,6 +489,7 @@ namespace specula::engine
 
         void after_iteration(loop_cursor& cur, bool graph)
         {
+            cur.one_graph = graph && !cur.chunked;
             cur.streak = graph ? cur.streak + 1 : 0;
             if (cur.replay > 0)
             {
@@ -438,6 +500,15 @@ namespace specula::engine
         chunk_exit run(region_record& rec, loop_cursor& cur, PyObject* globals, PyObject* builtins,
                        PyCodeObject* code, PyObject* const* locals, loop_locals* writer)
         {
+            const auto now = clock::now();
+            if (cur.one_graph)
+            {
+                rec.chunk.iteration_wall.add(
+                    std::chrono::duration<double>(now - cur.entered).count());
+            }
+            cur.entered = now;
+            cur.one_graph = false;
+            cur.chunked = false;
             const std::int64_t stable =
                 rec.chunk.chunks > 0 ? stable_after_chunks : stable_iterations;
             if (rec.chunk.refused || rec.chunk.target.empty() || !cur.iter || cur.streak < stable ||
@@ -517,8 +588,12 @@ namespace specula::engine
             }
             frame_hook::frame_view view{nullptr, globals, builtins, view_locals.data(), code};
             const auto started = clock::now();
+            const std::int64_t compiles = rec.chunk.compiles;
             std::vector<PyObject*> values;
             std::shared_ptr<specialisation> spec = chunk_graph(rec, items, view, values, owned);
+            // The chunk's own time, as the one-iteration graph's samples are
+            // taken: without converting and compiling its graph.
+            const auto ran_from = rec.chunk.compiles != compiles ? clock::now() : started;
             if (!spec || fit(rec.chunk, cur, value, k) != k)
             {
                 // (A graph built just now may need another size: the next
@@ -569,13 +644,15 @@ namespace specula::engine
             {
                 rec.r->record_graph_run();
             }
-            const double per_iteration = seconds / static_cast<double>(k);
+            const double per_iteration =
+                std::chrono::duration<double>(clock::now() - ran_from).count() /
+                static_cast<double>(k);
             const auto fits =
                 static_cast<std::int64_t>(chunk_budget_s / std::max(per_iteration, 1e-9));
             cur.next_k = std::clamp<std::int64_t>(std::min(2 * k, fits), 2, max_chunk);
             rec.chunk.next_k = cur.next_k;
-            rec.chunk.per_iteration.add(per_iteration);
-            judge_chunks(rec);
+            judge_chunks(rec, k, cur.next_k, per_iteration);
+            cur.chunked = true;
             return chunk_exit::ran;
         }
     } // namespace loop_chunks

@@ -13,6 +13,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -50,9 +51,15 @@ namespace specula::engine
         std::int64_t failures = 0;   // chunk runs that failed (replayed)
         std::int64_t compiles = 0;
         double time_s = 0.0; // total time of the committed chunk runs
-        // Seconds per iteration of each committed chunk, judged against the
-        // one-iteration graph's median (chunks slower than it are refused).
+        // Seconds per iteration of the committed chunks of a steady size
+        // (loop_chunks.cpp, judge_chunks), without the chunk graph's
+        // conversion and compile, judged against what an iteration costs
+        // without chunks (chunks slower than it are refused).
         call_samples per_iteration;
+        // Wall time of whole iterations the per-iteration graph ran, from
+        // one iteration's start to the next one's (the entry, the graph, the
+        // commit and CPython's loop step: what a chunk stands for).
+        call_samples iteration_wall;
         // The body's `if`s on the counter alone (cell_loops.counter_tests),
         // leaf source 0 = the target's value, and the sides `spec` assumes.
         std::vector<int_expr_ptr> tests;
@@ -75,6 +82,11 @@ namespace specula::engine
         std::int64_t streak = 0; // per-iteration graph runs in a row
         std::int64_t replay = 0; // iterations left to run one by one after a failed chunk
         std::int64_t next_k = 0; // the next chunk's size (0: the record's)
+        // The latest iteration's start, and whether it ran as one graph
+        // iteration (not a chunk): loop_chunk_record::iteration_wall.
+        std::chrono::steady_clock::time_point entered{};
+        bool one_graph = false;
+        bool chunked = false;
     };
 
     namespace loop_chunks

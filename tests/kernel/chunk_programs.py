@@ -174,6 +174,51 @@ PROGRAMS = [
         "    p, q, r = q, r, p\n"
         "print(t, p, q, r, p is P, q is P, r is P)",
     ]),
+    chunk_program("carried_arrays_updated_in_place", [
+        # The LOOP writes its own copies of the carried grids in place
+        # (backends/loop_carried.cpp): a stencil whose buffers swap, the
+        # updated grid read again in the same iteration, `a[...] =` and
+        # `a +=` on a carried array; the user's arrays change only at commit.
+        SETUP + "u = np.zeros((24, 20))\nu[0, :] = 1.0\nu[6:12, 5:9] = 0.5\nv = u.copy()\n"
+        "U, V = u, v\nprobe = 0.0\nc = np.linspace(0.0, 1.0, 16)\nd = np.zeros(16)",
+        "for s in range(90):\n"
+        "    v[1:-1, 1:-1] = u[1:-1, 1:-1] + 0.2 * (\n"
+        "        u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4 * u[1:-1, 1:-1])\n"
+        "    probe = probe + v[3, 4] * 0.5 + v.sum()\n"
+        "    u, v = v, u\n"
+        "print(s, probe, u is U, v is U, U.sum(), V.sum())",
+        "for s in range(70):\n"
+        "    d[...] = c * 0.5 + d * 0.25\n"
+        "    c += d\n"
+        "    c[2:5] = d[:3] - 1.0\n"
+        "print(s, c.tolist(), d.tolist())",
+    ]),
+    chunk_program("carried_update_through_an_aliasing_view", [
+        # The values are a view of the array written (NumPy copies them
+        # first): the update keeps its copy; the view name is rebound to a
+        # new view every iteration.
+        SETUP + "g = np.linspace(0.0, 1.0, 30)\nw = g[1:4]",
+        "for s in range(60):\n"
+        "    g[1:] = g[:-1]\n"
+        "    g[0] = s * 0.5\n"
+        "print(s, g.tolist())",
+        "for s in range(40):\n"
+        "    w = g[2:6]\n"
+        "    g[1:-1] = 0.5 * (g[:-2] + g[2:])\n"
+        "print(s, w.tolist(), w.base is g, g.sum())",
+    ]),
+    chunk_program("assert_fails_inside_a_chunk_of_swapped_grids", [
+        # The stencil's centre passes the bound at some iteration inside a
+        # chunk: nothing of that chunk is written, earlier iterations are
+        # committed, CPython raises the AssertionError at exactly that one.
+        SETUP + "u = np.zeros((16, 16))\nu[0, :] = 4.0\nv = u.copy()\nU = u",
+        "for s in range(400):\n"
+        "    v[1:-1, 1:-1] = u[1:-1, 1:-1] + 0.2 * (\n"
+        "        u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4 * u[1:-1, 1:-1])\n"
+        "    assert v[4, 8] < 0.75, s\n"
+        "    u, v = v, u\n",
+        "print(s, u is U, u.sum(), v.sum(), u[4, 8], v[4, 8])",
+    ]),
     chunk_program("swapped_buffers_in_a_function", [
         SETUP,
         "def heat(n):\n"
