@@ -56,6 +56,10 @@ namespace specula::backends::cpu
             return status::unimplemented("the CPU backend runs on the host only");
         }
         kernel_context ctx{&m_options, m_pool, t.exact};
+        if (fg.group == rank1_chain_group)
+        {
+            return make_rank1_chain_group(g, fg, ctx);
+        }
         if (fg.group < 0)
         {
             return make_onednn_group(g, fg, ctx); // a pattern of ours
@@ -75,6 +79,12 @@ namespace specula::backends::cpu
             return {};
         }
         kernel_context ctx{&m_options, m_pool, t.exact};
-        return onednn_pattern_groups(g, ctx);
+        // oneDNN's first: a float32 pattern it takes keeps its members.
+        std::vector<fused_group> groups = onednn_pattern_groups(g, ctx);
+        for (fused_group& fg : rank1_chain_groups(g, ctx))
+        {
+            groups.push_back(std::move(fg));
+        }
+        return groups;
     }
 } // namespace specula::backends::cpu

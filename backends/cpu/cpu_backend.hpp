@@ -91,6 +91,13 @@ namespace specula::backends::cpu
     std::vector<fused_group> onednn_pattern_groups(const ir::graph& g, const kernel_context& ctx);
     result<group_kernel> make_onednn_group(const ir::graph& g, const fused_group& fg,
                                            const kernel_context& ctx);
+    // Chains of rank-1 updates, `x + a_0 @ b_0 + a_1 @ b_1 + ...` with
+    // column-times-row products (rank1_chain.cpp): one kernel per chain,
+    // NumPy's bits. Their groups carry rank1_chain_group.
+    inline constexpr int rank1_chain_group = -2;
+    std::vector<fused_group> rank1_chain_groups(const ir::graph& g, const kernel_context& ctx);
+    result<group_kernel> make_rank1_chain_group(const ir::graph& g, const fused_group& fg,
+                                                const kernel_context& ctx);
     // oneDNN primitives built so far (0 without oneDNN): tests of the cache.
     std::int64_t onednn_primitives_created();
 } // namespace specula::backends::cpu

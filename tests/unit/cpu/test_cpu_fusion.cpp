@@ -482,14 +482,16 @@ namespace
     // unrolled time steps): fuse_elementwise makes the adds one group whose
     // operands, the products, are made between its members. Returns the
     // outputs; `scheduled`/`nodes` tell whether the adds ran as one node.
+    // The products contract 2 dims: column-times-row products would make a
+    // chain of rank-1 updates, one kernel of its own (test_cpu_rank1_chain).
     std::vector<buffer> run_accumulation(std::int64_t n, int steps, bool fuse,
                                          std::size_t& scheduled, std::size_t& nodes)
     {
         ir::module m;
         ir::graph& g = m.add_graph("main");
         ir::builder b(g);
-        auto a = b.input({ir::dtype::float64, ir::shape{n, 1}}, "a");
-        auto c = b.input({ir::dtype::float64, ir::shape{1, n}}, "c");
+        auto a = b.input({ir::dtype::float64, ir::shape{n, 2}}, "a");
+        auto c = b.input({ir::dtype::float64, ir::shape{2, n}}, "c");
         auto acc = b.zeros(ir::shape{n, n}, ir::dtype::float64);
         for (int k = 0; k < steps; ++k)
         {
@@ -506,8 +508,8 @@ namespace
         }
         nodes = g.get_region(g.body()).nodes.size();
         return run_on_cpu(g, fuse,
-                          {random_buffer(ir::dtype::float64, {n, 1}, 7),
-                           random_buffer(ir::dtype::float64, {1, n}, 8)},
+                          {random_buffer(ir::dtype::float64, {n, 2}, 7),
+                           random_buffer(ir::dtype::float64, {2, n}, 8)},
                           0, &scheduled);
     }
 } // namespace
