@@ -1,8 +1,8 @@
 #include "engine/tree_inputs.hpp"
 
 #include <algorithm>
-#include <unordered_map>
-#include <unordered_set>
+#include <cstdint>
+#include <vector>
 
 namespace specula::engine
 {
@@ -23,6 +23,126 @@ namespace specula::engine
             PyObject* dict; // borrowed: its __dict__
             int depth;
             bool expanded;
+        };
+
+        // The nodes of one walk, each with its post-order index (-1 until it
+        // is finished): an open-addressing table of pointers whose memory is
+        // kept from walk to walk. A walk runs at every call of a graph over a
+        // tree, and node-based std containers made two heap allocations per
+        // node (~3 % of W4's forward).
+        class node_index
+        {
+        public:
+            void clear(std::size_t expected)
+            {
+                std::size_t want = 16;
+                while (want < 2 * expected)
+                {
+                    want *= 2;
+                }
+                if (m_slots.size() < want)
+                {
+                    m_slots.resize(want);
+                }
+                std::fill(m_slots.begin(), m_slots.end(), slot{});
+                m_count = 0;
+            }
+
+            // False when `node` is there already.
+            bool insert(PyObject* node)
+            {
+                if (2 * (m_count + 1) > m_slots.size())
+                {
+                    grow();
+                }
+                slot& s = find(node);
+                if (s.node != nullptr)
+                {
+                    return false;
+                }
+                s = {node, -1};
+                ++m_count;
+                return true;
+            }
+
+            // The slot of an inserted node (its index is the caller's to
+            // set), or null.
+            std::int64_t* index_of(PyObject* node)
+            {
+                slot& s = find(node);
+                return s.node != nullptr ? &s.index : nullptr;
+            }
+
+            std::size_t size() const { return m_count; }
+
+        private:
+            struct slot
+            {
+                PyObject* node = nullptr;
+                std::int64_t index = -1;
+            };
+
+            slot& find(PyObject* node)
+            {
+                const std::size_t mask = m_slots.size() - 1;
+                // Objects are 16-byte aligned: the low bits carry nothing.
+                std::uint64_t h = (reinterpret_cast<std::uintptr_t>(node) >> 4) * 0x9E3779B97F4A7C15ULL;
+                h ^= h >> 29;
+                for (std::size_t i = h & mask;; i = (i + 1) & mask)
+                {
+                    if (m_slots[i].node == node || m_slots[i].node == nullptr)
+                    {
+                        return m_slots[i];
+                    }
+                }
+            }
+
+            void grow()
+            {
+                std::vector<slot> old(std::max<std::size_t>(16, 2 * m_slots.size()));
+                old.swap(m_slots);
+                for (const slot& s : old)
+                {
+                    if (s.node != nullptr)
+                    {
+                        find(s.node) = s;
+                    }
+                }
+            }
+
+            std::vector<slot> m_slots; // size a power of two, at most half full
+            std::size_t m_count = 0;
+        };
+
+        // Scratch of the walk, kept across calls on this thread. A dict
+        // lookup may run Python code (a key of a str subclass compares with
+        // its own __eq__), which may call a graph again: a nested walk then
+        // uses scratch of its own.
+        struct walk_scratch
+        {
+            node_index nodes;
+            std::vector<pending> stack;
+            bool busy = false;
+        };
+
+        class scratch_lease
+        {
+        public:
+            scratch_lease()
+            {
+                static thread_local walk_scratch shared;
+                p_scratch = shared.busy ? &m_own : &shared;
+                p_scratch->busy = true;
+            }
+            ~scratch_lease() { p_scratch->busy = false; }
+            scratch_lease(const scratch_lease&) = delete;
+            scratch_lease& operator=(const scratch_lease&) = delete;
+
+            walk_scratch& get() { return *p_scratch; }
+
+        private:
+            walk_scratch m_own;
+            walk_scratch* p_scratch = nullptr;
         };
     } // namespace
 
@@ -83,13 +203,23 @@ namespace specula::engine
                 return false;
             }
         }
+        // The tables keep their capacity from the last call (the graph
+        // borrowed them for that run only).
+        const std::size_t expected = static_cast<std::size_t>(std::max<std::int64_t>(out.nodes, 1));
         out.nodes = 0;
-        out.ints.assign(tables.size(), {});
-        out.bools.assign(tables.size(), {});
+        out.ints.resize(tables.size());
+        out.bools.resize(tables.size());
+        for (std::size_t t = 0; t < tables.size(); ++t)
+        {
+            out.ints[t].clear();
+            out.bools[t].clear();
+        }
         out.order.clear();
-        std::unordered_set<PyObject*> seen;
-        std::vector<pending> stack;
-        std::unordered_map<PyObject*, std::int64_t> index_of;
+        scratch_lease lease;
+        node_index& seen = lease.get().nodes;
+        seen.clear(expected);
+        std::vector<pending>& stack = lease.get().stack;
+        stack.clear();
         int max_depth = 0;
 
         auto enter = [&](PyObject* node, int depth) -> bool
@@ -100,7 +230,7 @@ namespace specula::engine
                       type->tp_name;
                 return false;
             }
-            if (!seen.insert(node).second)
+            if (!seen.insert(node))
             {
                 why = "tree node reached twice (a shared or cyclic structure)";
                 return false;
@@ -162,7 +292,7 @@ namespace specula::engine
             PyObject* node = top.node;
             PyObject* dict = top.dict;
             stack.pop_back();
-            index_of[node] = out.nodes++;
+            *seen.index_of(node) = out.nodes++;
             if (!writes.empty())
             {
                 out.order.push_back(py::reinterpret_borrow<py::object>(node));
@@ -182,9 +312,18 @@ namespace specula::engine
                     out.bools[t].push_back(v == Py_None ? 1 : 0);
                     break;
                 case tree_table::kind::child:
-                    // Children finished before their parent: their index is known.
-                    out.ints[t].push_back(v == Py_None ? -1 : index_of.at(v));
+                {
+                    // Children finished before their parent: their index is
+                    // known (a child table names a followed child).
+                    const std::int64_t* index = v == Py_None ? nullptr : seen.index_of(v);
+                    if (v != Py_None && (index == nullptr || *index < 0))
+                    {
+                        why = "tree node attribute ." + tables[t].field + " is not a finished child";
+                        return false;
+                    }
+                    out.ints[t].push_back(index == nullptr ? -1 : *index);
                     break;
+                }
                 case tree_table::kind::int_value:
                 {
                     long long x = 0;
