@@ -144,6 +144,7 @@ namespace specula::engine
             rec->cost_injections.clear();
             loop_chunk_record fresh;
             fresh.target = rec->chunk.target;
+            fresh.parts = rec->chunk.parts;
             rec->chunk = std::move(fresh);
             kept.push_back(std::move(rec));
         }

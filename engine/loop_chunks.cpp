@@ -189,7 +189,8 @@ namespace specula::engine
 
         // The chunk graph for this situation, compiled when missing or when
         // its guards fail (a bounded number of times).
-        std::shared_ptr<specialisation> chunk_graph(region_record& rec, sequence_items items,
+        std::shared_ptr<specialisation> chunk_graph(region_record& rec,
+                                                    const std::vector<sequence_items>& items,
                                                     const frame_hook::frame_view& view,
                                                     std::vector<PyObject*>& values,
                                                     owned_refs& owned)
@@ -214,6 +215,7 @@ namespace specula::engine
             scope.locals = rec.loop_locals;
             scope.globals = rec.cell_names;
             scope.items = items;
+            scope.parts = rec.chunk.parts;
             std::string diagnostic;
             py::list sides;
             for (bool b : rec.chunk.sides)
@@ -280,15 +282,39 @@ namespace specula::engine
         bool bind_target(region_record& rec, PyObject* globals, loop_locals* writer,
                          PyObject* result, PyObject* last)
         {
-            py::str target(rec.chunk.target);
+            // The names and values CPython's `for` binds from `last`: the
+            // target, or a tuple target's names unpacked left to right.
+            std::vector<std::pair<py::str, PyObject*>> binds;
+            const std::size_t parts = rec.chunk.parts.size();
+            for (std::size_t p = 0; p < std::max<std::size_t>(parts, 1); ++p)
+            {
+                PyObject* v = parts > 0 ? loop_sequences::part_of(last, static_cast<int>(p), parts)
+                                        : last; // borrowed
+                if (v == nullptr)
+                {
+                    PyErr_SetString(PyExc_SystemError, "specula: loop item changed in a chunk");
+                    return false;
+                }
+                binds.emplace_back(py::str(parts > 0 ? rec.chunk.parts[p] : rec.chunk.target), v);
+            }
             if (writer == nullptr)
             {
-                return PyDict_SetItem(globals, target.ptr(), last) == 0;
+                for (const auto& [name, v] : binds)
+                {
+                    if (PyDict_SetItem(globals, name.ptr(), v) != 0)
+                    {
+                        return false;
+                    }
+                }
+                return true;
             }
-            // (False, names, values...) + the target.
+            // (False, names, values...) + the target's names.
             py::tuple got = py::reinterpret_borrow<py::tuple>(result);
             py::list names(got[1]);
-            names.append(target);
+            for (const auto& bind : binds)
+            {
+                names.append(bind.first);
+            }
             py::list items;
             items.append(got[0]);
             items.append(py::tuple(names));
@@ -296,9 +322,26 @@ namespace specula::engine
             {
                 items.append(got[i]);
             }
-            items.append(py::handle(last));
+            for (const auto& bind : binds)
+            {
+                items.append(py::handle(bind.second));
+            }
             bool broke = false;
             return writer->write_back(py::tuple(items).ptr(), broke);
+        }
+
+        // The value a target name holds now (borrowed; null when unbound).
+        PyObject* bound_value(const region_record& rec, PyObject* globals, PyObject* const* locals,
+                              const std::string& name)
+        {
+            if (locals != nullptr)
+            {
+                const auto& names = rec.loop_locals;
+                auto at = std::find(names.begin(), names.end(), name);
+                return at != names.end() ? locals[at - names.begin()] : nullptr;
+            }
+            py::str key(name);
+            return PyDict_GetItemWithError(globals, key.ptr());
         }
 
         // The iteration the loop is at (a range's value, or the index of a
@@ -315,23 +358,19 @@ namespace specula::engine
             }
             remaining = left;
             value = cur.start + (cur.len - remaining - 1) * cur.step;
-            PyObject* bound = nullptr; // borrowed
-            if (locals != nullptr)
-            {
-                const auto& names = rec.loop_locals;
-                auto at = std::find(names.begin(), names.end(), rec.chunk.target);
-                bound = at != names.end() ? locals[at - names.begin()] : nullptr;
-            }
-            else
-            {
-                py::str key(rec.chunk.target);
-                bound = PyDict_GetItemWithError(globals, key.ptr());
-            }
             if (cur.seq)
             {
+                std::vector<PyObject*> bound;
+                const bool unpacks = !rec.chunk.parts.empty();
+                for (const std::string& name :
+                     unpacks ? rec.chunk.parts : std::vector<std::string>{rec.chunk.target})
+                {
+                    bound.push_back(bound_value(rec, globals, locals, name));
+                }
                 PyErr_Clear();
-                return loop_sequences::position(cur, bound, value, remaining);
+                return loop_sequences::position(cur, bound, unpacks, value, remaining);
             }
+            PyObject* bound = bound_value(rec, globals, locals, rec.chunk.target); // borrowed
             if (bound == nullptr || !PyLong_CheckExact(bound))
             {
                 PyErr_Clear();
@@ -550,11 +589,16 @@ namespace specula::engine
                 rec.chunk.sides = sides;
             }
             k = fit(rec.chunk, cur, value, k);
-            sequence_items items = sequence_items::none;
+            std::vector<sequence_items> items;
+            const std::size_t parts = rec.chunk.parts.size();
+            if (parts > 0 && !cur.seq)
+            {
+                return chunk_exit::not_run; // a tuple target over a range: CPython raises
+            }
             if (cur.seq)
             {
-                k = loop_sequences::uniform(cur, value, k, items);
-                if (items == sequence_items::none)
+                k = loop_sequences::uniform(cur, value, k, parts, items);
+                if (k == 0)
                 {
                     // This run's reason; a later run may iterate over others.
                     rec.chunk.reason = std::string("item ") + std::to_string(value) +
@@ -576,11 +620,11 @@ namespace specula::engine
             view_locals.push_back(owned.keep(PyLong_FromLongLong(value)));
             view_locals.push_back(owned.keep(PyLong_FromLongLong(k)));
             view_locals.push_back(owned.keep(PyLong_FromLongLong(cur.step)));
-            PyObject* stacked = nullptr; // kept by `owned`
-            if (cur.seq)
+            for (size_t p = 0; p < items.size(); ++p)
             {
-                stacked = owned.keep(loop_sequences::stack(cur, value, k, items));
-                view_locals.push_back(stacked);
+                const int part = parts > 0 ? static_cast<int>(p) : -1;
+                view_locals.push_back(
+                    owned.keep(loop_sequences::stack(cur, value, k, part, parts, items[p])));
             }
             if (PyErr_Occurred())
             {
@@ -600,7 +644,7 @@ namespace specula::engine
                 // entry picks one.)
                 return chunk_exit::not_run;
             }
-            if (cur.seq && loop_sequences::items_alias_inputs(cur, value, k, values, stacked))
+            if (cur.seq && loop_sequences::items_alias_inputs(cur, value, k, parts, values))
             {
                 // The graph would read a copy of an array it writes: these
                 // iterations run one by one.

@@ -37,6 +37,9 @@ namespace specula::engine
     struct loop_chunk_record
     {
         std::string target; // the `for` loop's target name ("" : no chunks)
+        // A tuple target's names in order (`for w, b in layers`; `target`
+        // then reads "(w, b)"); empty for one name.
+        std::vector<std::string> parts;
         std::shared_ptr<specialisation> spec;
         // How `spec`'s chunks are sized: a multiple of a period (names
         // trading arrays, converter/chunk_swaps.cpp), iterations whose

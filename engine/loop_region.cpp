@@ -115,6 +115,17 @@ namespace specula::engine
             {
                 rec->chunk.target = py::str(targets[0]);
             }
+            else if (!cell && d.size() > 7 && py::len(d[7]) > 1)
+            {
+                // A tuple target (cell_loops._chunk_target): its names in order.
+                std::string label;
+                for (py::handle name : d[7])
+                {
+                    rec->chunk.parts.push_back(py::str(name));
+                    label += (label.empty() ? "" : ", ") + rec->chunk.parts.back();
+                }
+                rec->chunk.target = "(" + label + ")";
+            }
             if (cell)
             {
                 hold_first_run(*rec->r);

@@ -98,8 +98,14 @@ namespace specula::engine
             return xl < yh && yl < xh;
         }
 
-        PyObject* stack_scalars(const loop_cursor& cur, long long index, std::int64_t k,
-                                sequence_items kind)
+        PyObject* at(const loop_cursor& cur, long long index, int part, std::size_t parts)
+        {
+            PyObject* o = loop_sequences::item(cur, index);
+            return o != nullptr ? loop_sequences::part_of(o, part, parts) : nullptr;
+        }
+
+        PyObject* stack_scalars(const loop_cursor& cur, long long index, std::int64_t k, int part,
+                                std::size_t parts, sequence_items kind)
         {
             npy_intp dims[1] = {static_cast<npy_intp>(k)};
             const int type = kind == sequence_items::floats ? NPY_FLOAT64 : NPY_INT64;
@@ -111,7 +117,7 @@ namespace specula::engine
             auto* a = reinterpret_cast<PyArrayObject*>(out);
             for (std::int64_t j = 0; j < k; ++j)
             {
-                PyObject* o = loop_sequences::item(cur, index + j); // borrowed
+                PyObject* o = at(cur, index + j, part, parts); // borrowed
                 if (kind == sequence_items::floats)
                 {
                     static_cast<double*>(PyArray_DATA(a))[j] = PyFloat_AS_DOUBLE(o);
@@ -124,9 +130,10 @@ namespace specula::engine
             return out;
         }
 
-        PyObject* stack_arrays(const loop_cursor& cur, long long index, std::int64_t k)
+        PyObject* stack_arrays(const loop_cursor& cur, long long index, std::int64_t k, int part,
+                               std::size_t parts)
         {
-            auto* first = reinterpret_cast<PyArrayObject*>(loop_sequences::item(cur, index));
+            auto* first = reinterpret_cast<PyArrayObject*>(at(cur, index, part, parts));
             const int nd = PyArray_NDIM(first);
             std::vector<npy_intp> dims(static_cast<size_t>(nd) + 1);
             dims[0] = static_cast<npy_intp>(k);
@@ -143,7 +150,7 @@ namespace specula::engine
             for (std::int64_t j = 0; j < k; ++j)
             {
                 // C-contiguous, of the first item's type (uniform()).
-                auto* x = reinterpret_cast<PyArrayObject*>(loop_sequences::item(cur, index + j));
+                auto* x = reinterpret_cast<PyArrayObject*>(at(cur, index + j, part, parts));
                 std::memcpy(static_cast<char*>(PyArray_DATA(a)) + j * row, PyArray_DATA(x),
                             static_cast<size_t>(row));
             }
@@ -170,8 +177,8 @@ namespace specula::engine
             return true;
         }
 
-        bool position(const loop_cursor& cur, PyObject* bound, long long& index,
-                      long long& remaining)
+        bool position(const loop_cursor& cur, const std::vector<PyObject*>& bound, bool unpacks,
+                      long long& index, long long& remaining)
         {
             // A list or tuple iterator's hint is the items after its index
             // (0 once exhausted): the item it gave last is just before.
@@ -184,7 +191,36 @@ namespace specula::engine
             const Py_ssize_t n = size_of(cur.seq.ptr());
             index = static_cast<long long>(n - left - 1);
             remaining = left;
-            return bound != nullptr && index >= 0 && index < n && item(cur, index) == bound;
+            PyObject* now = index >= 0 && index < n ? item(cur, index) : nullptr;
+            if (now == nullptr || bound.empty())
+            {
+                return false;
+            }
+            for (size_t p = 0; p < bound.size(); ++p)
+            {
+                const int part = unpacks ? static_cast<int>(p) : -1;
+                const std::size_t parts = unpacks ? bound.size() : 0;
+                if (bound[p] == nullptr || part_of(now, part, parts) != bound[p])
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        PyObject* part_of(PyObject* item, int part, std::size_t parts)
+        {
+            if (part < 0)
+            {
+                return item;
+            }
+            // CPython unpacks any iterable; a chunk reads tuples only.
+            if (!PyTuple_CheckExact(item) ||
+                static_cast<std::size_t>(PyTuple_GET_SIZE(item)) != parts)
+            {
+                return nullptr;
+            }
+            return PyTuple_GET_ITEM(item, part);
         }
 
         PyObject* item(const loop_cursor& cur, long long index)
@@ -199,48 +235,64 @@ namespace specula::engine
         }
 
         std::int64_t uniform(const loop_cursor& cur, long long index, std::int64_t k,
-                             sequence_items& kind)
+                             std::size_t parts, std::vector<sequence_items>& kinds)
         {
-            PyObject* first = item(cur, index);
-            kind = first != nullptr ? kind_of(first) : sequence_items::none;
-            if (kind == sequence_items::none)
+            const int n = parts > 0 ? static_cast<int>(parts) : 1;
+            kinds.assign(static_cast<size_t>(n), sequence_items::none);
+            for (int p = 0; p < n; ++p)
             {
-                return 0;
+                PyObject* first = at(cur, index, parts > 0 ? p : -1, parts);
+                kinds[p] = first != nullptr ? kind_of(first) : sequence_items::none;
+                if (kinds[p] == sequence_items::none)
+                {
+                    kinds.assign(static_cast<size_t>(n), sequence_items::none);
+                    return 0;
+                }
             }
             for (std::int64_t j = 1; j < k; ++j)
             {
-                PyObject* o = item(cur, index + j);
-                if (o == nullptr || kind_of(o) != kind ||
-                    (kind == sequence_items::arrays && !same_array_type(first, o)))
+                for (int p = 0; p < n; ++p)
                 {
-                    return j;
+                    const int part = parts > 0 ? p : -1;
+                    PyObject* o = at(cur, index + j, part, parts);
+                    if (o == nullptr || kind_of(o) != kinds[p] ||
+                        (kinds[p] == sequence_items::arrays &&
+                         !same_array_type(at(cur, index, part, parts), o)))
+                    {
+                        return j;
+                    }
                 }
             }
             return k;
         }
 
-        PyObject* stack(const loop_cursor& cur, long long index, std::int64_t k,
-                        sequence_items kind)
+        PyObject* stack(const loop_cursor& cur, long long index, std::int64_t k, int part,
+                        std::size_t parts, sequence_items kind)
         {
-            return kind == sequence_items::arrays ? stack_arrays(cur, index, k)
-                                                  : stack_scalars(cur, index, k, kind);
+            return kind == sequence_items::arrays ? stack_arrays(cur, index, k, part, parts)
+                                                  : stack_scalars(cur, index, k, part, parts, kind);
         }
 
         bool items_alias_inputs(const loop_cursor& cur, long long index, std::int64_t k,
-                                const std::vector<PyObject*>& values, PyObject* stacked)
+                                std::size_t parts, const std::vector<PyObject*>& values)
         {
+            const int n = parts > 0 ? static_cast<int>(parts) : 1;
             for (std::int64_t j = 0; j < k; ++j)
             {
-                PyObject* x = item(cur, index + j);
-                if (x == nullptr || !PyArray_Check(x))
+                for (int p = 0; p < n; ++p)
                 {
-                    continue;
-                }
-                for (PyObject* v : values)
-                {
-                    if (v != nullptr && v != stacked && PyArray_Check(v) && overlap(x, v))
+                    PyObject* x = at(cur, index + j, parts > 0 ? p : -1, parts);
+                    if (x == nullptr || !PyArray_Check(x))
                     {
-                        return true;
+                        continue;
+                    }
+                    for (PyObject* v : values)
+                    {
+                        // (The stacks are fresh arrays: they alias nothing.)
+                        if (v != nullptr && PyArray_Check(v) && overlap(x, v))
+                        {
+                            return true;
+                        }
                     }
                 }
             }

@@ -35,32 +35,41 @@ namespace specula::engine
         // its own iterator `it` in `cur` (false: not such a loop).
         bool record(loop_cursor& cur, PyObject* iterable, PyObject* it);
 
+        // A tuple target (`for w, b in layers`) unpacks each item: `part`
+        // p >= 0 is its p-th name's value, -1 the item itself (one name).
+
         // Where the loop is: the index of the item the target holds now
-        // (identity: the object CPython bound) and how many items follow it.
-        // False when the target is not that item (the body rebound it, the
-        // list changed before the position) or the iterator is exhausted.
-        bool position(const loop_cursor& cur, PyObject* bound, long long& index,
-                      long long& remaining);
+        // (identity: the objects CPython bound, `bound` one per name of a
+        // tuple target) and how many items follow it. False when the target
+        // is not that item (the body rebound it, the list changed before the
+        // position) or the iterator is exhausted.
+        bool position(const loop_cursor& cur, const std::vector<PyObject*>& bound, bool unpacks,
+                      long long& index, long long& remaining);
 
         // The item at `index` (borrowed; null past the end).
         PyObject* item(const loop_cursor& cur, long long index);
 
-        // How many items from `index` on (at most `k`) are of the kind of the
-        // first one, as one chunk graph reads them; `kind` says which.
-        std::int64_t uniform(const loop_cursor& cur, long long index, std::int64_t k,
-                             sequence_items& kind);
+        // Part `part` of an item (borrowed; null when the item is not a tuple
+        // of `parts` values).
+        PyObject* part_of(PyObject* item, int part, std::size_t parts);
 
-        // The `k` items from `index` on stacked in a fresh array (a new
-        // reference; null with an exception set).
-        PyObject* stack(const loop_cursor& cur, long long index, std::int64_t k,
-                        sequence_items kind);
+        // How many items from `index` on (at most `k`) are of the kinds of
+        // the first one, as one chunk graph reads them; `kinds` says which,
+        // one per part (`parts` names of a tuple target, 0 for one name).
+        std::int64_t uniform(const loop_cursor& cur, long long index, std::int64_t k,
+                             std::size_t parts, std::vector<sequence_items>& kinds);
+
+        // Part `part` of the `k` items from `index` on stacked in a fresh
+        // array (a new reference; null with an exception set).
+        PyObject* stack(const loop_cursor& cur, long long index, std::int64_t k, int part,
+                        std::size_t parts, sequence_items kind);
 
         // Whether an item array of the chunk shares memory with one of the
         // graph's other array inputs (`values`, skipping `stacked`): the graph
         // reads a copy of the items, so an array it also writes must not be
         // one of them.
         bool items_alias_inputs(const loop_cursor& cur, long long index, std::int64_t k,
-                                const std::vector<PyObject*>& values, PyObject* stacked);
+                                std::size_t parts, const std::vector<PyObject*>& values);
 
         const char* describe(sequence_items kind);
     } // namespace loop_sequences

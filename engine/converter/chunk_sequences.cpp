@@ -22,7 +22,8 @@ namespace specula::engine::converter
 {
     cval converter::chunk_items(int index, engine::sequence_items kind, py::handle node)
     {
-        const char* path = "chunk items";
+        // One path per stack: sources with one path are one source.
+        const std::string path = "chunk items " + std::to_string(index);
         const int src = m_spec->sources.add(source{source_kind::arg, -1, index, py::none(), path});
         PyObject* stacked = m_frame.locals[index]; // borrowed: the engine's stack
         if (stacked == nullptr || !PyArray_CheckExact(stacked))

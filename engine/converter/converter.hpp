@@ -318,10 +318,12 @@ namespace specula::engine::converter
         bool in_function = false;
         std::vector<std::string> locals;
         std::vector<std::string> globals;
-        // A loop over a list or tuple: what its items are (the frame view's
-        // local after the step is their stack, chunk_sequences.cpp); none
-        // for a range.
-        sequence_items items = sequence_items::none;
+        // A loop over a list or tuple: what its items are, one per name of a
+        // tuple target (`parts`, in order; empty for one name): the frame
+        // view's locals after the step are their stacks
+        // (chunk_sequences.cpp). Empty for a range.
+        std::vector<sequence_items> items;
+        std::vector<std::string> parts;
     };
 
     // A first-axis slice of an array carried by a chunk whose bounds the
@@ -805,8 +807,8 @@ namespace specula::engine::converter
         std::set<std::string> m_declared_globals;
         std::vector<array_entry> m_arrays;
         std::vector<dict_entry> m_dicts;
-        std::map<int, int> m_array_of_source;                 // source -> array entry
-        std::map<int, py::object> m_seen_arrays;              // source -> the array seen
+        std::map<int, int> m_array_of_source;    // source -> array entry
+        std::map<int, py::object> m_seen_arrays; // source -> the array seen
         bool m_situational = false;
         std::map<std::string, cval> m_heap_writes;            // "self.h", "G[x]" -> value written
         std::map<int, std::vector<item_write>> m_item_writes; // container source -> writes

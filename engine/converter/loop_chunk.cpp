@@ -190,13 +190,29 @@ namespace specula::engine::converter
         }
         const long long step_value = PyLong_AsLongLong(step.obj.ptr());
         m_chunk_step = step_value;
-        const bool over_items = scope.items != engine::sequence_items::none;
-        cval items = over_items ? chunk_items(params + 3, scope.items, first) : cval{};
-        if (contains(scope.bound, scope.target))
+        // The names the target binds (a tuple target's parts).
+        const std::vector<std::string> targets =
+            scope.parts.empty() ? std::vector<std::string>{scope.target} : scope.parts;
+        std::vector<cval> items;
+        for (size_t p = 0; p < scope.items.size(); ++p)
         {
-            // CPython keeps the body's value, not the counter's.
-            fail("loop target " + scope.target + " rebound in the body of a loop run in chunks",
-                 binding_statement(statements, scope.target));
+            items.push_back(chunk_items(params + 3 + static_cast<int>(p), scope.items[p], first));
+        }
+        for (const std::string& target : targets)
+        {
+            if (contains(scope.bound, target))
+            {
+                // CPython keeps the body's value, not the counter's.
+                fail("loop target " + target + " rebound in the body of a loop run in chunks",
+                     binding_statement(statements, target));
+            }
+        }
+        if (!items.empty() && items.size() != targets.size())
+        {
+            fail("loop target " + scope.target +
+                     " of a loop run in chunks unpacks another number "
+                     "of values",
+                 first);
         }
 
         // Every name but the carried ones and the target is read (and
@@ -208,7 +224,7 @@ namespace specula::engine::converter
         std::vector<std::string> globals = scope.in_function ? scope.globals : scope.names;
         for (const std::string& name : scope.names)
         {
-            if (name == scope.target)
+            if (contains(targets, name))
             {
                 continue;
             }
@@ -221,7 +237,10 @@ namespace specula::engine::converter
                 globals.erase(std::remove(globals.begin(), globals.end(), name), globals.end());
             }
         }
-        globals.erase(std::remove(globals.begin(), globals.end(), scope.target), globals.end());
+        for (const std::string& target : targets)
+        {
+            globals.erase(std::remove(globals.begin(), globals.end(), target), globals.end());
+        }
         m_declared_globals.insert(globals.begin(), globals.end());
 
         std::vector<ir::value_id> init;
@@ -232,10 +251,13 @@ namespace specula::engine::converter
             ir::builder::insertion_guard keep(*m_builder);
             m_builder->set_insertion_end(region);
             ir::value_id counter = m_builder->arg(region, 0);
-            if (over_items)
+            if (!items.empty())
             {
-                // A list's or tuple's item (chunk_sequences.cpp).
-                m_locals[scope.target] = chunk_item(items, counter, scope.items);
+                // A list's or tuple's item, or its parts (chunk_sequences.cpp).
+                for (size_t p = 0; p < items.size(); ++p)
+                {
+                    m_locals[targets[p]] = chunk_item(items[p], counter, scope.items[p]);
+                }
             }
             else
             {

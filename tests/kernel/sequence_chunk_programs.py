@@ -105,6 +105,40 @@ PROGRAMS = [
         "out = run(rows, 3)\n"
         "print(out, out[2] is rows[-1])",
     ]),
+    chunk_program("tuple_targets", [
+        SETUP + "rng = np.random.default_rng(6)\n"
+        "pairs = [(rng.standard_normal(3), float(i) * 0.1) for i in range(80)]\n"
+        "w = np.zeros(3)\nloss = 0.0",
+        # `for x, y in pairs`: each item unpacked; the names are the last
+        # tuple's own objects after the loop.
+        "for x, y in pairs:\n"
+        "    err = x @ w - y\n"
+        "    loss = loss + err * err\n"
+        "    w = w - 0.01 * err * x\n"
+        "print(x is pairs[-1][0], y is pairs[-1][1], w, loss)",
+        # Ints and floats; a list (not a tuple) in the middle, then an item
+        # of three values: CPython raises at exactly that iteration.
+        "mix = [(k, 0.5 * k) for k in range(30)] + [[30, 15.0]] + [(k, 1.0) for k in range(31, 50)]\n"
+        "mix.append((1, 2, 3))\n"
+        "acc = np.zeros(2)\ncount = 0\n"
+        "try:\n"
+        "    for k, v in mix:\n"
+        "        acc = acc + v\n"
+        "        count += k\n"
+        "except ValueError as e:\n"
+        "    print('ValueError', e, k, v)\n"
+        "print(k, v, acc, count)",
+        "def fit(data):\n"
+        "    w = np.zeros(3)\n"
+        "    try:\n"
+        "        for a, b in data:\n"
+        "            w = w * 0.99 + a * b\n"
+        "    finally:\n"
+        "        pass\n"
+        "    return w, a, b\n"
+        "out = fit(pairs)\n"
+        "print(out, out[1] is pairs[-1][0])",
+    ]),
     chunk_program("list_mutated_by_the_body", [
         # The body appends to the list it iterates: CPython's iteration
         # sees the new items; never a chunk (an effect in the body).

@@ -73,7 +73,8 @@ DONE = "__specula_loop_done__"
 
 # id -> (name, line, original statements, names they mention,
 #        "loop" | "cell" | "function_loop", names the statements bind,
-#        the names a `for` loop's target binds: its counter)
+#        the names a `for` loop's target binds: its counter,
+#        a tuple target's names in order (_chunk_target), else [])
 _loops = []
 # id -> whether iterations still enter the engine; builtins.__specula_loops__.
 # The engine sets an entry to False when the region goes back to CPython for
@@ -137,14 +138,14 @@ def _bound_in(statements):
     return sorted(names)
 
 
-def _register(kind, key, name, line, statements, targets=()):
+def _register(kind, key, name, line, statements, targets=(), order=()):
     key = kind + ":" + key
     found = _ids.get(key)
     if found is not None:
         return found
     region_id = len(_loops)
     _loops.append((name, line, statements, _names_in(statements), kind, _bound_in(statements),
-                   sorted(targets)))
+                   sorted(targets), list(order)))
     _flags.append(True)
     _ids[key] = region_id
     return region_id
@@ -159,7 +160,22 @@ def _register_loop(original, cell_number, function=None):
                       else "cell loop, " + where), "loop"
     key = (function or "") + ":" + ast.dump(original, include_attributes=True)
     targets = _bound_in([original.target]) if isinstance(original, ast.For) else []
-    return _register(kind, key, name, original.lineno, original.body, targets)
+    names = _chunk_target(original.target) if isinstance(original, ast.For) else None
+    order = names if names and len(names) > 1 else []
+    return _register(kind, key, name, original.lineno, original.body, targets, order)
+
+
+def _chunk_target(target):
+    """The names a `for` target binds, in order, when the engine may run the
+    loop in chunks: one name, or a flat tuple of distinct names (`for w, b
+    in layers`); None otherwise."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if (isinstance(target, ast.Tuple) and len(target.elts) > 1
+            and all(isinstance(e, ast.Name) for e in target.elts)):
+        names = [e.id for e in target.elts]
+        return names if len(set(names)) == len(names) else None
+    return None
 
 
 def _register_cell(statements, cell_number):
@@ -327,7 +343,7 @@ class loop_transformer(ast.NodeTransformer):
         loop_id = _register_loop(original, self._cell_number(), self.m_function)
         plain = _clone(node)
         node.body.insert(0, _marker(loop_id, node.body[0]))
-        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+        if isinstance(node, ast.For) and _chunk_target(node.target):
             # The engine gets the iterator CPython's `for` holds, so a
             # chunk of iterations can move it on (never a committed
             # iteration twice).
