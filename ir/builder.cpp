@@ -412,6 +412,11 @@ namespace specula::ir
                    : no_id;
     }
 
+    value_id builder::add_arg(region_id r, const value_type& type)
+    {
+        return p_graph->add_region_arg(r, type);
+    }
+
     void builder::set_results(region_id r, std::vector<value_id> results)
     {
         if (check_inputs(results))

@@ -124,6 +124,8 @@ namespace specula::ir
         // it results, then create the op with the insertion point back outside.
         region_id new_region(const std::vector<value_type>& arg_types = {});
         value_id arg(region_id r, int index) const;
+        // An argument added to a region not yet given to its op.
+        value_id add_arg(region_id r, const value_type& type);
         void set_results(region_id r, std::vector<value_id> results);
         std::vector<value_id> if_else(value_id cond, region_id then_region, region_id else_region);
         // trip_count / cond may be no_id according to attr. The body's args are

@@ -68,6 +68,14 @@ namespace specula::ir
         return m_values.back().id;
     }
 
+    value_id graph::add_region_arg(region_id r, value_type type)
+    {
+        const auto index = static_cast<std::uint32_t>(m_regions[r].args.size());
+        const value_id v = add_value(std::move(type), no_id, r, index);
+        m_regions[r].args.push_back(v);
+        return v;
+    }
+
     region_id graph::add_region(const std::vector<value_type>& arg_types)
     {
         region r;

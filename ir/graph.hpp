@@ -124,6 +124,9 @@ namespace specula::ir
 
         // Low-level construction; the builder is the friendly way.
         region_id add_region(const std::vector<value_type>& arg_types);
+        // One more argument of region `r` (a LOOP body that learns a carried
+        // value while its trip is built); before its op is created.
+        value_id add_region_arg(region_id r, value_type type);
         // Creates the node and its outputs; inserts it in `r` before position `pos`
         // (pos == size appends). Regions listed in `regions` get this node as parent.
         node_id add_node(op code, std::vector<value_id> inputs,
