@@ -8,6 +8,7 @@
 #include "engine/converter/converter.hpp"
 #include "engine/engine_core.hpp"
 #include "engine/loop_locals.hpp"
+#include "engine/numpy_api.hpp"
 #include "engine/runner.hpp"
 #include "ir/printer.hpp"
 
@@ -610,7 +611,8 @@ namespace specula::engine
             {
                 return chunk_exit::not_run;
             }
-            // The view's locals: a function loop's own, then start, trips, step.
+            // The view's locals: a function loop's own, then start, trips,
+            // step, rows, and a loop over a sequence's stacked items.
             owned_refs owned;
             std::vector<PyObject*> view_locals;
             if (locals != nullptr)
@@ -620,6 +622,10 @@ namespace specula::engine
             view_locals.push_back(owned.keep(PyLong_FromLongLong(value)));
             view_locals.push_back(owned.keep(PyLong_FromLongLong(k)));
             view_locals.push_back(owned.keep(PyLong_FromLongLong(cur.step)));
+            // K rows the graph's buffers of per-iteration effect values take
+            // their size from (converter/chunk_effects.cpp).
+            npy_intp rows = static_cast<npy_intp>(k);
+            view_locals.push_back(owned.keep(PyArray_ZEROS(1, &rows, NPY_INT8, 0)));
             for (size_t p = 0; p < items.size(); ++p)
             {
                 const int part = parts > 0 ? static_cast<int>(p) : -1;

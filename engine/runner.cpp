@@ -6,6 +6,8 @@
 #include <map>
 
 #include "backends/interrupt.hpp"
+#include "engine/chunk_rows.hpp"
+#include "engine/formatted_text.hpp"
 #include "engine/numpy_api.hpp"
 #include "engine/run_inputs.hpp"
 #include "engine/sunk_stores.hpp"
@@ -208,11 +210,19 @@ namespace specula::engine
             return PyArray_Return(reinterpret_cast<PyArrayObject*>(copy)); // steals copy
         }
 
-        // The lists a run builds, by the list's index in its plan: one
-        // object however many places it reaches (`g = acc; log.append(acc)`).
-        using built_lists = std::map<int, py::object>;
+        // The objects a run builds once however many places they reach: the
+        // lists by their index in the plans (`g = acc; log.append(acc)`),
+        // views (keys below -1), and the rows of the chunk iteration `row`
+        // being replayed (chunk_rows.hpp).
+        struct built_lists
+        {
+            std::map<int, py::object> objects;
+            std::map<int, py::object> rows;
+            std::int64_t row = -1;
+            std::int64_t last_row = -1;
+            const std::vector<chunk_row>* chunk_rows = nullptr;
+        };
 
-        // New reference built from a plan.
         py::object build(const value_plan& p, const std::vector<py::object>& outputs,
                          const std::vector<PyObject*>& values, built_lists& lists)
         {
@@ -237,8 +247,8 @@ namespace specula::engine
             {
                 if (p.index >= 0)
                 {
-                    auto built = lists.find(p.index);
-                    if (built != lists.end())
+                    auto built = lists.objects.find(p.index);
+                    if (built != lists.objects.end())
                     {
                         return built->second;
                     }
@@ -246,7 +256,7 @@ namespace specula::engine
                 py::list l(p.items.size());
                 if (p.index >= 0)
                 {
-                    lists[p.index] = l; // before the items: a list inside itself is refused
+                    lists.objects[p.index] = l; // before the items: a list inside itself is refused
                 }
                 for (size_t i = 0; i < p.items.size(); ++i)
                 {
@@ -258,14 +268,35 @@ namespace specula::engine
             {
                 // Keyed apart from the lists' indices (>= 0).
                 const int key = -2 - p.index;
-                auto built = lists.find(key);
-                if (built != lists.end())
+                auto built = lists.objects.find(key);
+                if (built != lists.objects.end())
                 {
                     return built->second;
                 }
                 py::object v = make_view(build(p.items[0], outputs, values, lists), p.constant);
-                lists[key] = v;
+                lists.objects[key] = v;
                 return v;
+            }
+            case value_plan::kind::row:
+            {
+                auto built = lists.rows.find(p.index);
+                if (built != lists.rows.end())
+                {
+                    return built->second;
+                }
+                py::object v = chunk_row_object((*lists.chunk_rows)[static_cast<size_t>(p.index)],
+                                                outputs, lists.row, lists.row == lists.last_row);
+                lists.rows[p.index] = v;
+                return v;
+            }
+            case value_plan::kind::format:
+            {
+                std::vector<py::object> items;
+                for (const value_plan& item : p.items)
+                {
+                    items.push_back(build(item, outputs, values, lists));
+                }
+                return formatted_text(p.constant, items);
             }
             case value_plan::kind::dict:
             {
@@ -294,12 +325,90 @@ namespace specula::engine
                    held.holds(o);
         }
 
+        void add_effect(write_buffer& wb, const specialisation& spec, const effect_plan& e,
+                        const std::vector<py::object>& outputs,
+                        const std::vector<PyObject*>& values, PyObject* globals, built_lists& lists)
+        {
+            py::object value = build(e.value, outputs, values, lists);
+            py::object target =
+                e.target >= 0 && e.k != effect_plan::kind::tree_attrs
+                    ? py::reinterpret_borrow<py::object>(values[static_cast<size_t>(e.target)])
+                    : py::object();
+            switch (e.k)
+            {
+            case effect_plan::kind::set_global:
+                wb.add(write_buffer::kind::set_global, py::reinterpret_borrow<py::object>(globals),
+                       e.key, value);
+                break;
+            case effect_plan::kind::set_attr:
+                wb.add(write_buffer::kind::set_attr, target, e.key, value);
+                break;
+            case effect_plan::kind::set_item:
+                wb.add(write_buffer::kind::set_item, target, e.key, value);
+                break;
+            case effect_plan::kind::set_computed_item:
+            {
+                // The guards evaluated the same index (in range for a list).
+                std::int64_t i = 0;
+                if (!evaluate(*e.index, values.data(), i))
+                {
+                    throw std::runtime_error("item index not computable at commit");
+                }
+                wb.add(write_buffer::kind::set_item, target, py::int_(i), value);
+                break;
+            }
+            case effect_plan::kind::array_write:
+                wb.add(write_buffer::kind::array_write, target, py::none(), value);
+                break;
+            case effect_plan::kind::slice_write:
+                // NumPy's own assignment: the value is an array of the
+                // target's dtype and the slice's shape (sunk_slices.cpp).
+                wb.add(write_buffer::kind::set_item, target, e.key, value);
+                break;
+            case effect_plan::kind::list_append:
+                wb.add(write_buffer::kind::list_append, target, py::none(), value);
+                break;
+            case effect_plan::kind::tree_attrs:
+                wb.add_deferred(
+                    tree_attr_commit(*spec.trees[static_cast<size_t>(e.target)], outputs, values));
+                break;
+            case effect_plan::kind::print:
+            {
+                py::tuple args(e.args.size());
+                for (size_t i = 0; i < e.args.size(); ++i)
+                {
+                    args[i] = build(e.args[i], outputs, values, lists);
+                }
+                wb.add_print(args, e.sep, e.end);
+                break;
+            }
+            }
+        }
+
         void fill_buffer(write_buffer& wb, const specialisation& spec,
                          const std::vector<py::object>& outputs,
                          const std::vector<PyObject*>& values, PyObject* globals,
                          const std::vector<int>& store_effect,
                          const backends::deferred_stores& held, built_lists& lists)
         {
+            if (!spec.trip_effects.empty())
+            {
+                // A chunk's iterations, each one's effects in program order,
+                // as CPython would have made them one iteration after another.
+                const std::int64_t trips =
+                    PyLong_AsLongLong(values[static_cast<size_t>(spec.chunk_trips)]);
+                lists.chunk_rows = &spec.chunk_rows;
+                lists.last_row = trips - 1;
+                for (lists.row = 0; lists.row < trips; ++lists.row)
+                {
+                    lists.rows.clear();
+                    for (const effect_plan& e : spec.trip_effects)
+                    {
+                        add_effect(wb, spec, e, outputs, values, globals, lists);
+                    }
+                }
+                lists.rows.clear();
+            }
             for (std::size_t k = 0; k < spec.effects.size(); ++k)
             {
                 const effect_plan& e = spec.effects[k];
@@ -307,60 +416,7 @@ namespace specula::engine
                 {
                     continue;
                 }
-                py::object value = build(e.value, outputs, values, lists);
-                py::object target =
-                    e.target >= 0 && e.k != effect_plan::kind::tree_attrs
-                        ? py::reinterpret_borrow<py::object>(values[static_cast<size_t>(e.target)])
-                        : py::object();
-                switch (e.k)
-                {
-                case effect_plan::kind::set_global:
-                    wb.add(write_buffer::kind::set_global,
-                           py::reinterpret_borrow<py::object>(globals), e.key, value);
-                    break;
-                case effect_plan::kind::set_attr:
-                    wb.add(write_buffer::kind::set_attr, target, e.key, value);
-                    break;
-                case effect_plan::kind::set_item:
-                    wb.add(write_buffer::kind::set_item, target, e.key, value);
-                    break;
-                case effect_plan::kind::set_computed_item:
-                {
-                    // The guards evaluated the same index (in range for a list).
-                    std::int64_t i = 0;
-                    if (!evaluate(*e.index, values.data(), i))
-                    {
-                        throw std::runtime_error("item index not computable at commit");
-                    }
-                    wb.add(write_buffer::kind::set_item, target, py::int_(i), value);
-                    break;
-                }
-                case effect_plan::kind::array_write:
-                    wb.add(write_buffer::kind::array_write, target, py::none(), value);
-                    break;
-                case effect_plan::kind::slice_write:
-                    // NumPy's own assignment: the value is an array of the
-                    // target's dtype and the slice's shape (sunk_slices.cpp).
-                    wb.add(write_buffer::kind::set_item, target, e.key, value);
-                    break;
-                case effect_plan::kind::list_append:
-                    wb.add(write_buffer::kind::list_append, target, py::none(), value);
-                    break;
-                case effect_plan::kind::tree_attrs:
-                    wb.add_deferred(tree_attr_commit(*spec.trees[static_cast<size_t>(e.target)],
-                                                     outputs, values));
-                    break;
-                case effect_plan::kind::print:
-                {
-                    py::tuple args(e.args.size());
-                    for (size_t i = 0; i < e.args.size(); ++i)
-                    {
-                        args[i] = build(e.args[i], outputs, values, lists);
-                    }
-                    wb.add_print(args, e.sep, e.end);
-                    break;
-                }
-                }
+                add_effect(wb, spec, e, outputs, values, globals, lists);
             }
         }
         enum class fp_verdict

@@ -44,6 +44,12 @@ namespace specula::engine
             // NumPy's view of items[0] made by `constant` = (attribute, args
             // or None) (write_buffer.hpp, make_view): one object per run for `index`
             view,
+            // The object iteration j of a chunk computed for chunk row `index`
+            // (specialisation::chunk_rows): replayed effects only.
+            row,
+            // An f-string: `constant` = its parts, literal strs and (item,
+            // conversion, spec) tuples formatting items[item] (formatted_text.hpp)
+            format,
         };
         kind k = kind::constant;
         int index = -1;
@@ -77,6 +83,17 @@ namespace specula::engine
         std::vector<value_plan> args;
         py::object sep;
         py::object end;
+    };
+
+    // A value a chunk's trips compute for their effects (converter/
+    // chunk_effects.cpp): output `output` stacks it, row j for iteration j.
+    // At the last iteration the object is output `last` (the name the value
+    // stays bound to after the loop) when set, as CPython's one object.
+    struct chunk_row
+    {
+        int output = -1;
+        surface surf = surface::ndarray;
+        int last = -1;
     };
 
     // A graph input fed from a source: an array (zero-copy) or a Python float.
@@ -117,6 +134,12 @@ namespace specula::engine
         std::vector<graph_input> inputs;
         std::vector<surface> outputs;
         std::vector<effect_plan> effects;
+        // A chunk's per-iteration effects (appends, prints), committed once
+        // per iteration in order before `effects`; the trip count is the
+        // value of source `chunk_trips`.
+        std::vector<effect_plan> trip_effects;
+        std::vector<chunk_row> chunk_rows;
+        int chunk_trips = -1;
         value_plan result;
         std::vector<std::string> exit_reasons; // per assert exit id
         std::map<std::uint32_t, std::int64_t> exit_failures;

@@ -2,7 +2,7 @@
 // (loop_sequences.cpp): the engine stacks the chunk's items before the run
 // (a float64 or int64 column of Python floats or ints, or the arrays as
 // rows) and hands the stack over as the frame view's local after the
-// chunk's start, trip count and step. Its first dim is the chunk's size, a
+// chunk's start, trip count, step and effect rows (chunk_effects.cpp). Its first dim is the chunk's size, a
 // symbol of its own, so one graph serves chunks of every size. Trip `t` of
 // the LOOP reads row `t` as the target:
 //

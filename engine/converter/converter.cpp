@@ -517,6 +517,11 @@ namespace specula::engine::converter
                 fail("an attribute a recursion set on a tree node escaping", node);
             }
         }
+        if (m_in_chunk)
+        {
+            // Computed by a chunk's trip: one row per iteration (chunk_effects.cpp).
+            return chunk_row_plan(v.arr, node, identity_visible);
+        }
         if (identity_visible)
         {
             check_escape_layout(e, node);

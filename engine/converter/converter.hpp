@@ -320,7 +320,7 @@ namespace specula::engine::converter
         std::vector<std::string> globals;
         // A loop over a list or tuple: what its items are, one per name of a
         // tuple target (`parts`, in order; empty for one name): the frame
-        // view's locals after the step are their stacks
+        // view's locals after the step and the effect rows are their stacks
         // (chunk_sequences.cpp). Empty for a range.
         std::vector<sequence_items> items;
         std::vector<std::string> parts;
@@ -484,6 +484,10 @@ namespace specula::engine::converter
         void assign_subscript(py::handle target, const cval& value);
         void write_array(int arr, ir::value_id v, py::handle node);
         void visit_print(const call_args& args, py::handle node);
+        // print_format.cpp: print with f-strings, formatted at commit
+        void visit_print_call(py::handle call);
+        value_plan format_plan(py::handle joined);
+        py::object format_sample(const cval& v, py::handle node);
         std::vector<cval> iteration_items(py::handle iter, cval& seq);
         bool is_range_call(py::handle iter);
         std::vector<cval> sequence_items(const cval& seq, py::handle node);
@@ -578,6 +582,16 @@ namespace specula::engine::converter
         std::vector<int> settle_chunk_views(const carried_loop& loop, const loop_chunk_scope& scope,
                                             py::handle node);
         cval chunk_view_after(int view, py::handle node);
+        // chunk_effects.cpp: a chunk's per-iteration appends and prints, their
+        // values stacked one row per trip
+        value_plan chunk_row_plan(int arr, py::handle node, bool identity_visible);
+        bool chunk_trip_effects(const carried_loop& loop, py::handle node);
+        void stack_chunk_rows(const carried_loop& loop, ir::region_id region,
+                              std::vector<ir::value_id>& init, std::vector<ir::value_id>& results,
+                              const std::vector<bool>& rebound, py::handle node);
+        ir::value_id chunk_rows_input(py::handle node);
+        void finish_chunk_rows(const std::vector<ir::value_id>& outs, size_t first);
+        void chunk_row_final(size_t slot, const cval& now);
 
         // recursion.cpp: recursion over tree objects
         bool calls_itself(py::handle fdef) const;
@@ -869,6 +883,18 @@ namespace specula::engine::converter
         std::vector<chunk_slice_check> m_chunk_checks;
         std::map<int, chunk_view> m_chunk_views;
         std::vector<int> m_views_after; // per carried slot: its view's entry, or -1
+        // chunk_effects.cpp: the values the trip's effects use, one stacked
+        // output each (index = specialisation::chunk_rows); the chunk's
+        // [K] int8 rows input their buffers are shaped after.
+        struct chunk_stack
+        {
+            int arr = -1;
+            bool identity = false; // appended (its identity visible), not only printed
+            int last_slot = -1;    // the carried name it stays bound to after the trip
+        };
+        std::vector<chunk_stack> m_chunk_stacks;
+        bool m_chunk_over_items = false; // a loop over a list or tuple
+        ir::value_id m_chunk_rows = ir::no_id;
 
         py::object m_rest;        // the statements after the one being visited (visit_if takes it)
         bool m_cell_mode = false; // convert_cell_body(): module-level names are globals

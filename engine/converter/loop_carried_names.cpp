@@ -142,7 +142,10 @@ namespace specula::engine::converter
     // in-place updates of arrays not carried by name, changes of dicts.
     void converter::check_carried_trip(const carried_loop& loop, py::handle node)
     {
-        if (m_spec->effects.size() != loop.effects || m_heap_writes.size() != loop.heap_writes)
+        // A chunk replays its trips' appends and prints (chunk_effects.cpp).
+        const bool effects_ok = p_chunk_loop == &loop ? chunk_trip_effects(loop, node)
+                                                      : m_spec->effects.size() == loop.effects;
+        if (!effects_ok || m_heap_writes.size() != loop.heap_writes)
         {
             fail("effects (print, attribute, item or global writes, appends) inside " + loop.what,
                  node);

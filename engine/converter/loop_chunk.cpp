@@ -6,9 +6,10 @@
 // buffered `set_global` each; a function's locals: the result tuple the
 // frame's locals get) and the arrays updated in place get their final value.
 //
-// The chunk's start, trip count and step are the last three values of the
-// frame view's `locals` (`arg` sources: the first two relaxed ints, the step
-// specialised), after a function loop's own locals.
+// The chunk's start, trip count and step are the frame view's `locals`
+// after a function loop's own (`arg` sources: the first two relaxed ints,
+// the step specialised), then the [K] rows input of the buffers stacking
+// effect values (chunk_effects.cpp), then a sequence loop's stacked items.
 //
 // The target is an int the body may compute slice bounds from: a minibatch
 // `X[i:i + bs]` of a carried array is read as its rows (chunk_slices.cpp),
@@ -194,9 +195,10 @@ namespace specula::engine::converter
         const std::vector<std::string> targets =
             scope.parts.empty() ? std::vector<std::string>{scope.target} : scope.parts;
         std::vector<cval> items;
+        m_chunk_over_items = !scope.items.empty();
         for (size_t p = 0; p < scope.items.size(); ++p)
         {
-            items.push_back(chunk_items(params + 3 + static_cast<int>(p), scope.items[p], first));
+            items.push_back(chunk_items(params + 4 + static_cast<int>(p), scope.items[p], first));
         }
         for (const std::string& target : targets)
         {
@@ -283,15 +285,18 @@ namespace specula::engine::converter
                     results[k] = carried_result(loop, s, at(s.name));
                 }
             }
+            stack_chunk_rows(loop, region, init, results, rebound, first);
             m_builder->set_results(region, results);
         }
         const ir::value_id count = m_arrays[static_cast<size_t>(trips.arr)].value;
         std::vector<ir::value_id> outs =
             m_builder->loop(ir::loop_attr{true, false}, count, ir::no_id, init, region);
-        if (!m_builder->ok() || outs.size() != loop.slots.size())
+        if (!m_builder->ok() || outs.size() != loop.slots.size() + m_chunk_stacks.size())
         {
             fail("loop run in chunks (IR: " + m_builder->state().message() + ")", first);
         }
+        finish_chunk_rows(outs, loop.slots.size());
+        outs.resize(loop.slots.size());
         plan.slices = m_chunk_checks;
         m_views_after = views;
         finish_loop_chunk(scope, loop.slots, rebound, outs, first);
@@ -345,6 +350,7 @@ namespace specula::engine::converter
             // A name left on a slice of the chunk: the view CPython leaves.
             cval now = m_views_after[k] >= 0 ? chunk_view_after(m_views_after[k], node)
                                              : new_array(outs[k], s.surf);
+            chunk_row_final(k, now);
             if (scope.in_function && m_loop_locals.count(s.name))
             {
                 names.append(py::str(s.name));

@@ -339,7 +339,7 @@ namespace specula::engine::converter
             cval fn = read_global("print", value);
             if (fn.k == cval::kind::object && m_whitelist.name_of(fn.obj.ptr()) == "builtins.print")
             {
-                return visit_print(visit_args(value), value);
+                return visit_print_call(value);
             }
         }
         if (node_type(value) == "Constant")

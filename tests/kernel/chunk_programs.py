@@ -139,15 +139,16 @@ PROGRAMS = [
         "    return acc\n"
         "print(globals_too(100), G, H)",
     ]),
-    chunk_program("no_chunks_for_prints_and_iterators", [
-        SETUP + "m = np.zeros(2)\nseen = []",
-        # Effects every iteration: per-iteration graphs only.
+    chunk_program("no_chunks_for_attribute_writes_and_iterators", [
+        SETUP + "m = np.zeros(2)\nseen = []\nclass Box:\n    pass\nbox = Box()\nbox.v = 0.0",
+        # An attribute write every iteration: per-iteration graphs only
+        # (appends and prints are replayed by chunks: chunk_effect_programs.py).
         "for u in range(30):\n"
         "    m = m + 1.0\n"
-        "    print(u, end=' ')\n"
+        "    box.v = m[0] * 2.0\n"
         "for u in iter([1, 2, 3] * 10):\n"
         "    m = m * 0.5 + u\n"
-        "print(m)",
+        "print(m, box.v)\ndel box",
     ], chunks=False),
     chunk_program("swapped_buffers_of_a_stencil", [
         # W5's two buffers, the update written in the cell: the names trade

@@ -1,0 +1,97 @@
+"""Loops whose iterations append to lists and print, run in chunks
+(engine/converter/chunk_effects.cpp): the chunk's commit replays every
+iteration's effects in order. The programs run through the kernel with the
+engine off, on at threshold 0 and on at the default settings; every reply,
+output message and the final globals must be identical, and at threshold 0
+the loops meant to chunk must show chunked iterations in specula.report()."""
+
+import pytest
+
+from chunk_effect_programs import PROGRAMS
+from test_cell_loops import (_interrupt_loop, _report, _run_program, _stdout, execute,
+                             kernels)  # noqa: F401 (the fixture)
+
+
+def _chunked(report):
+    return {(r["file"], r["line"], r["name"]): r.get("chunk_iterations", 0)
+            for r in report if r["kind"] == "loop"}
+
+
+def _new(before, after):
+    return sum(n - before.get(key, 0) for key, n in after.items())
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=[p.name for p in PROGRAMS])
+def test_chunks_with_effects_equal_engine_off(kernels, program):
+    results = {}
+    for mode, (km, kc) in kernels.items():
+        before = _report(kc)
+        results[mode] = _run_program(kc, program)
+        after = _report(kc)
+        if mode == "thr0":
+            chunked = _new(_chunked(before), _chunked(after))
+            if program.chunks:
+                assert chunked > 0, f"no loop ran iterations in chunks: {after}"
+            else:
+                assert chunked == 0, f"a loop ran in chunks: {after}"
+    off_seen, off_final = results["off"]
+    for mode in ("thr0", "default"):
+        seen, final = results[mode]
+        for index, (want, got) in enumerate(zip(off_seen, seen)):
+            assert got == want, f"{mode}: cell {index} differs from the engine off"
+        assert final == off_final, f"{mode}: final globals differ from the engine off"
+
+
+def _loop_row(kc, count, line):
+    rows = [r for r in _report(kc) if r["kind"] == "loop" and r["name"] == f"In [{count}], line {line}"]
+    assert len(rows) == 1, [(r["name"], r["line"]) for r in _report(kc)]
+    return rows[0]
+
+
+def test_report_shows_chunked_appends_and_why_a_read_list_does_not_chunk(kernels):
+    km, kc = kernels["thr0"]
+    execute(kc, "%reset -f", store_history=False)
+    execute(kc, "import numpy as np\nw = np.zeros(4)\nlosses = []\nseen = [0.0]")
+    reply, messages = execute(kc, "print(get_ipython().execution_count)\n"
+                                  "for i in range(300):\n"
+                                  "    w = w + 1.0\n"
+                                  "    losses.append(float(w.sum()))\n"
+                                  "for j in range(300):\n"
+                                  "    w = w + 1.0\n"
+                                  "    n = len(seen)\n"
+                                  "    seen.append(float(w[0]) + 0.5)\n")
+    assert reply["status"] == "ok", reply
+    count = int(_stdout(messages))
+    appending = _loop_row(kc, count, 2)
+    assert appending["chunk_iterations"] > 0 and appending["chunk_reason"] is None, appending
+    assert appending["graph_runs"] == 300, appending
+    reading = _loop_row(kc, count, 5)
+    assert reading["chunks"] == 0, reading
+    # When the per-iteration graph is stable enough to try chunks, the
+    # refusal names the read list (else the loop never reached chunks).
+    if reading["chunk_reason"] is not None:
+        assert "both read and appended" in reading["chunk_reason"], reading
+    reply, messages = execute(kc, "print(len(losses), losses[-1], len(seen), seen[-1])")
+    assert _stdout(messages) == "300 1200.0 301 600.5\n", _stdout(messages)
+
+
+def test_interrupt_during_a_chunk_with_effects_commits_whole_iterations(kernels):
+    km, kc = kernels["thr0"]
+    execute(kc, "%reset -f", store_history=False)
+    execute(kc, "import numpy as np\nia = np.zeros(20000)\nsteps = 0.0\nvals = []\ncounts = []")
+    content = _interrupt_loop(km, kc, "for ii in range(10**9):\n"
+                                      "    ia += 1.0\n"
+                                      "    steps = steps + 1.0\n"
+                                      "    vals.append(steps)\n"
+                                      "    counts.append(ia[:2] * 1.0)\n"
+                                      "    if ii == 300:\n"
+                                      "        print('running')", "running")
+    assert content["status"] == "error" and content["ename"] == "KeyboardInterrupt"
+    reply, messages = execute(kc, "print(steps > 300, len(vals) == steps == float(ia[0]),\n"
+                                  "      vals == [float(k + 1) for k in range(len(vals))],\n"
+                                  "      len(counts) == len(vals), float(counts[-1][0]) == steps,\n"
+                                  "      steps - 1 <= ii <= steps)")
+    # Every chunk committed all of its iterations' appends or none.
+    assert _stdout(messages).splitlines()[-1] == "True True True True True True", _stdout(messages)
+    rows = [r for r in _report(kc) if r["kind"] == "loop" and r.get("chunks", 0) > 0]
+    assert rows, "the interrupted loop never ran in chunks"
