@@ -429,16 +429,19 @@ namespace specula::engine
     {
         bool cross_source = g.kind == guard_kind::no_overlap || g.kind == guard_kind::distinct ||
                             g.kind == guard_kind::int_predicate || g.kind == guard_kind::overlap;
-        if (cross_source)
-        {
-            cross.push_back(std::move(g));
-            return;
-        }
-        if (static_cast<int>(per_source.size()) <= g.src)
+        if (!cross_source && static_cast<int>(per_source.size()) <= g.src)
         {
             per_source.resize(static_cast<size_t>(g.src) + 1);
         }
-        per_source[static_cast<size_t>(g.src)].push_back(std::move(g));
+        auto& list = cross_source ? cross : per_source[static_cast<size_t>(g.src)];
+        for (const guard& kept : list)
+        {
+            if (same_guard(kept, g))
+            {
+                return;
+            }
+        }
+        list.push_back(std::move(g));
     }
 
     std::size_t guard_set::promote(int source, std::size_t index)

@@ -92,6 +92,10 @@ namespace specula::engine
     // identity).
     bool arrays_overlap(PyObject* x, PyObject* y);
 
+    // Whether `a` and `b` assume the same thing of the same sources (an
+    // overlap or identity guard of `x / y` is the one of `y / x`). Cold.
+    bool same_guard(const guard& a, const guard& b);
+
     // Guards per source (checked right after the source resolves, so a child
     // source is only read from a guarded parent) and across sources.
     struct guard_set
@@ -99,6 +103,10 @@ namespace specula::engine
         std::vector<std::vector<guard>> per_source;
         std::vector<guard> cross;
 
+        // Adds `g` unless an equal guard (same_guard) is there already: the
+        // converter reads a source once per use (every inlined call, every
+        // unrolled iteration) and asks for its guard every time. The first
+        // one keeps its place, so the order of checks is the order of reads.
         void add(guard g);
         // Moves the guard that just failed to the front of its list, so the
         // one that fails most runs first. Returns where that guard is now
