@@ -22,12 +22,15 @@ namespace specula::engine
         loop_names out;
         for (const std::string& name : names)
         {
-            if (in_names(PyCode_GetVarnames(code), name))
+            // A captured local (a cell of this frame, or of the enclosing
+            // one) is a local too: f_locals holds the cell's contents.
+            if (in_names(PyCode_GetVarnames(code), name) ||
+                in_names(PyCode_GetCellvars(code), name) ||
+                in_names(PyCode_GetFreevars(code), name))
             {
                 out.locals.push_back(name);
             }
-            else if (!in_names(PyCode_GetCellvars(code), name) &&
-                     !in_names(PyCode_GetFreevars(code), name))
+            else
             {
                 out.globals.push_back(name);
             }

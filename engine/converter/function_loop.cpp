@@ -7,9 +7,11 @@
 // rebound with their new values, which loop_region writes back into the frame
 // after the commit.
 #include "engine/converter/converter.hpp"
+#include "engine/converter/loop_scan.hpp"
 #include "engine/loop_locals.hpp"
 
 #include <algorithm>
+#include <set>
 
 namespace specula::engine::converter
 {
@@ -39,6 +41,44 @@ namespace specula::engine::converter
         return true;
     }
 
+    // A captured local lives in a cell that nested functions and
+    // comprehensions read (CPython compiles both as closures). One the loop
+    // only reads is read at the iteration's entry like any local: f_locals
+    // holds the cell's contents, and nothing the graph runs can rebind it
+    // (`nonlocal` is not convertible). One the loop rebinds would reach its
+    // cell only at the write-back, after an inlined closure read the old
+    // value from the cell: refused, naming where the loop binds it.
+    void converter::refuse_rebound_cells(const py::list& statements,
+                                         const function_loop_scope& scope) const
+    {
+        for (const std::string& name : scope.bound)
+        {
+            if (!in_names(PyCode_GetCellvars(p_code), name) &&
+                !in_names(PyCode_GetFreevars(p_code), name))
+            {
+                continue;
+            }
+            py::handle at = py::len(statements) > 0 ? statements[0] : py::handle();
+            for (py::handle stmt : statements)
+            {
+                std::set<std::string> bound;
+                int size = 0;
+                py::list one;
+                one.append(stmt);
+                bound_names(one, bound, size);
+                if (bound.count(name))
+                {
+                    at = stmt;
+                    break;
+                }
+            }
+            fail("local " + name +
+                     " rebound in the loop while a nested function or comprehension captures it "
+                     "(a closure would read the old value from its cell)",
+                 at);
+        }
+    }
+
     std::shared_ptr<specialisation>
     converter::convert_function_loop(py::handle body, const function_loop_scope& scope,
                                      std::string& diagnostic)
@@ -55,20 +95,7 @@ namespace specula::engine::converter
             {
                 py::list statements = py::reinterpret_borrow<py::list>(body);
                 py::handle first = py::len(statements) > 0 ? statements[0] : py::handle();
-                for (const std::string& name : scope.names)
-                {
-                    // A captured local lives in a cell that nested functions
-                    // read: an iteration's new value would only reach it at
-                    // the write-back, after inlined closures read the old one.
-                    if (in_names(PyCode_GetCellvars(p_code), name) ||
-                        in_names(PyCode_GetFreevars(p_code), name))
-                    {
-                        fail("local " + name +
-                                 " captured by a nested function or comprehension "
-                                 "(closure)",
-                             first);
-                    }
-                }
+                refuse_rebound_cells(statements, scope);
                 for (size_t i = 0; i < scope.locals.size(); ++i)
                 {
                     m_loop_locals[scope.locals[i]] = static_cast<int>(i);

@@ -85,7 +85,9 @@ PROGRAMS = [
         "fill(3)",
         "counter, M",
     ]),
-    cell_program("closure_stays_in_cpython", [
+    # A local a lambda captures (a cell variable) that the loop only reads:
+    # read from the cell at every iteration.
+    cell_program("closure_read_in_the_loop", [
         SETUP,
         "def with_closure(n):\n"
         "    scale = 2.0\n"
@@ -94,8 +96,44 @@ PROGRAMS = [
         "    for j in range(n):\n"
         "        acc = acc + scale\n"
         "    return acc, f(acc), j\n"
-        "with_closure(6)",
+        "with_closure(12)",
+    ]),
+    # A captured local the loop rebinds: the lambda must see every new value
+    # (its cell), so the loop stays in CPython.
+    cell_program("closure_rebound_stays_in_cpython", [
+        SETUP,
+        "def rebinding(n):\n"
+        "    scale = np.ones(2)\n"
+        "    f = lambda v: v * scale\n"
+        "    acc = np.zeros(2)\n"
+        "    for j in range(n):\n"
+        "        scale = scale * 1.5\n"
+        "        acc = f(acc + 1.0)\n"
+        "    return acc, scale, f(acc), j\n"
+        "rebinding(6)",
     ], graphs=False),
+    # W2's LSTM: time steps kept in dicts that a comprehension after the
+    # loops reads (so `hs` is a cell variable of the function), written by
+    # item in the first loop and read in the second.
+    cell_program("dict_of_steps_read_by_a_comprehension", [
+        SETUP + "Wx = rng.standard_normal((4, 6)) * 0.3\nWh = rng.standard_normal((6, 6)) * 0.3\n"
+        "xs = rng.standard_normal((12, 2, 4))",
+        "def steps(xs, h):\n"
+        "    T = xs.shape[0]\n"
+        "    hs, cs = {-1: h}, {-1: h * 0.0}\n"
+        "    for t in range(T):\n"
+        "        a = xs[t] @ Wx + hs[t - 1] @ Wh\n"
+        "        cs[t] = cs[t - 1] * 0.5 + np.tanh(a)\n"
+        "        hs[t] = np.tanh(cs[t])\n"
+        "    total = np.zeros_like(h)\n"
+        "    for t in reversed(range(T)):\n"
+        "        total = total + hs[t] * cs[t - 1]\n"
+        "    h_all = np.stack([hs[t] for t in range(T)])\n"
+        "    return h_all, total, sorted(hs)\n"
+        "out = steps(xs, np.zeros((2, 6)))\n"
+        "out",
+        "steps(xs[:5], np.ones((2, 6)))",
+    ]),
     cell_program("generator_untouched", [
         SETUP,
         "def gen(n):\n"

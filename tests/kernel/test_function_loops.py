@@ -81,7 +81,8 @@ def test_closure_is_reported(kernels):
     assert reply["status"] == "ok", reply
     rows = _loop_rows(kc, "osr_closure")
     assert len(rows) == 1 and rows[0]["state"] == "not_convertible", rows
-    assert "local w captured by a nested function" in rows[0]["reason"], rows
+    assert "local w rebound in the loop while a nested function or comprehension captures it" \
+        in rows[0]["reason"], rows
     assert rows[0]["graph_runs"] == 0
 
 
