@@ -8,6 +8,7 @@
 #include "engine/introspection.hpp"
 #include "engine/loop_region.hpp"
 #include "engine/numpy_api.hpp"
+#include "engine/py_errors.hpp"
 #include "engine/runner.hpp"
 #include "ir/printer.hpp"
 
@@ -263,11 +264,12 @@ namespace specula::engine
         }
         catch (py::error_already_set& e)
         {
-            if (e.matches(PyExc_KeyboardInterrupt))
+            if (!e.matches(PyExc_Exception))
             {
-                // The user's interrupt, raised in the engine's own Python
-                // work (conversion): nothing of this entry ran, so it raises
-                // here as it would have in CPython an instant later.
+                // The user's interrupt (or SystemExit), raised in the
+                // engine's own Python work (conversion) or in user code it
+                // ran (a dict key's __eq__): nothing of this entry ran, so
+                // it raises here as it would have in CPython an instant later.
                 e.restore();
                 return frame_exit::fail;
             }
@@ -277,7 +279,10 @@ namespace specula::engine
         {
             rec.r->record_internal_error(e.what());
         }
-        PyErr_Clear();
+        if (clear_error_unless_interrupt())
+        {
+            return frame_exit::fail;
+        }
         return frame_exit::run_default;
     }
 
@@ -339,6 +344,11 @@ namespace specula::engine
         }
         guard_failure first_failure;
         std::vector<PyObject*> values;
+        // The first specialisation's sources as its miss saw them (explained
+        // below): kept, not read again, since reading runs user code a dict
+        // key's __eq__ may hold, and counts the failing guard twice.
+        std::vector<PyObject*> first_values;
+        owned_refs first_owned;
         std::shared_ptr<specialisation> first = specs.empty() ? nullptr : specs[0];
         for (size_t i = 0; i < specs.size(); ++i)
         {
@@ -347,6 +357,13 @@ namespace specula::engine
             guard_failure failure;
             if (!check_guards(*spec, frame, values, owned, failure))
             {
+                if (failure.index == guards_interrupted)
+                {
+                    // The user's interrupt, raised in user code a lookup ran:
+                    // nothing of this entry ran, so it raises here.
+                    r.record_fallback("interrupted while its guards read the heap");
+                    return frame_exit::fail;
+                }
                 if (i == 0)
                 {
                     first_failure = failure;
@@ -354,6 +371,12 @@ namespace specula::engine
                     {
                         first_failure.index = static_cast<int>(spec->guards.promote(
                             failure.source, static_cast<size_t>(failure.index)));
+                    }
+                    first_values = values;
+                    for (PyObject* v : first_values)
+                    {
+                        Py_XINCREF(v); // the heap may change under later checks
+                        first_owned.keep(v);
                     }
                 }
                 continue;
@@ -441,13 +464,18 @@ namespace specula::engine
         std::string why = "no specialisation";
         if (first)
         {
-            owned_refs owned;
-            guard_failure failure;
-            check_guards(*first, frame, values, owned, failure);
-            why = explain_failure(*first, first_failure, values);
+            why = explain_failure(*first, first_failure, first_values);
             owned_refs seen_owned;
             std::vector<PyObject*> seen;
-            for (int s : failing_sources(*first, frame, seen, seen_owned))
+            const std::vector<int> failing = failing_sources(*first, frame, seen, seen_owned);
+            if (PyErr_Occurred())
+            {
+                // The user's interrupt, raised in a key's __eq__ the second
+                // read of the sources ran: raised here, nothing of it ran.
+                r.record_fallback("interrupted while its guards read the heap");
+                return frame_exit::fail;
+            }
+            for (int s : failing)
             {
                 rec.prof.observe(first->sources[s].path, seen[static_cast<size_t>(s)]);
             }

@@ -201,7 +201,7 @@ namespace specula::engine
             {
                 return rec.chunk.spec;
             }
-            if (rec.chunk.compiles >= max_compiles)
+            if (failure.index == guards_interrupted || rec.chunk.compiles >= max_compiles)
             {
                 return nullptr; // this entry runs one iteration; a later one may match
             }
@@ -640,7 +640,25 @@ namespace specula::engine
             const auto started = clock::now();
             const std::int64_t compiles = rec.chunk.compiles;
             std::vector<PyObject*> values;
-            std::shared_ptr<specialisation> spec = chunk_graph(rec, items, view, values, owned);
+            std::shared_ptr<specialisation> spec;
+            try
+            {
+                spec = chunk_graph(rec, items, view, values, owned);
+            }
+            catch (py::error_already_set& e)
+            {
+                if (!e.matches(PyExc_Exception))
+                {
+                    e.restore(); // the user's interrupt, in conversion: raised here
+                    return chunk_exit::fail;
+                }
+                refuse(rec, std::string("no chunks: conversion raised ") + e.what());
+                return chunk_exit::not_run;
+            }
+            if (PyErr_Occurred())
+            {
+                return chunk_exit::fail; // the user's interrupt, in a lookup the guards ran
+            }
             // The chunk's own time, as the one-iteration graph's samples are
             // taken: without converting and compiling its graph.
             const auto ran_from = rec.chunk.compiles != compiles ? clock::now() : started;

@@ -11,6 +11,7 @@
 #include "engine/engine_core.hpp"
 #include "engine/loop_chunks.hpp"
 #include "engine/loop_locals.hpp"
+#include "engine/py_errors.hpp"
 #include "engine/sources.hpp"
 
 namespace specula::engine
@@ -511,7 +512,12 @@ namespace specula::engine
             {
                 value = PyDict_GetItemWithError(frame.builtins, key.ptr()); // borrowed
             }
-            PyErr_Clear();
+            if (clear_error_unless_interrupt())
+            {
+                // Raised in a user key's __eq__ in the globals: enter_region
+                // raises it.
+                throw py::error_already_set();
+            }
             rec.prof.observe(global_path(name), value);
         }
         for (const std::string& path : rec.loop_targets)

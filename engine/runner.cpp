@@ -36,7 +36,7 @@ namespace specula::engine
             PyObject* v = spec.sources.resolve(s, frame, values, owned);
             if (v == nullptr)
             {
-                failure = {s, -1, {}};
+                failure = {s, PyErr_Occurred() ? guards_interrupted : -1, {}};
                 return false;
             }
             values[static_cast<size_t>(s)] = v;
@@ -77,7 +77,7 @@ namespace specula::engine
                          excluded))
             {
                 failure.source = -1;
-                failure.index = -3;
+                failure.index = PyErr_Occurred() ? guards_interrupted : -3;
                 return false;
             }
         }
@@ -107,6 +107,10 @@ namespace specula::engine
             PyObject* v = spec.sources.resolve(s, frame, values, owned);
             if (v == nullptr)
             {
+                if (PyErr_Occurred())
+                {
+                    break; // the user's interrupt (py_errors.hpp): the caller raises it
+                }
                 any_failed = true;
                 continue;
             }

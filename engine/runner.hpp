@@ -21,6 +21,11 @@ namespace specula::engine
         std::string explain; // filled by explain_failure()
     };
 
+    // guard_failure::index when the guards were not decided: the user's
+    // interrupt was raised in user code a source's lookup ran (a dict key's
+    // __eq__), and is set for the caller to raise (py_errors.hpp).
+    inline constexpr int guards_interrupted = -4;
+
     // Resolves every source into `values` (borrowed, kept alive by `owned`) and
     // checks the guards. On failure fills `failure` (cheaply) and returns false.
     bool check_guards(const specialisation& spec, const frame_hook::frame_view& frame,
@@ -28,6 +33,7 @@ namespace specula::engine
     // Cold, after a miss: every source whose own guards fail on this call,
     // not only the first (two shapes that changed together relax together).
     // Sources read through one that failed or did not resolve are skipped.
+    // Stops with the user's interrupt set when a lookup raised it.
     std::vector<int> failing_sources(const specialisation& spec, const frame_hook::frame_view& frame,
                                      std::vector<PyObject*>& values, owned_refs& owned);
     // Cold: the human-readable reason for a failure.

@@ -1,6 +1,7 @@
 #include "engine/sources.hpp"
 
 #include "engine/numpy_api.hpp"
+#include "engine/py_errors.hpp"
 
 namespace specula::engine
 {
@@ -26,7 +27,9 @@ namespace specula::engine
 
     namespace
     {
-        // Borrowed dict lookup that never leaves an exception set.
+        // Borrowed dict lookup. The dict may hold a user key whose hash
+        // equals `key`'s: its __eq__ runs, and an interrupt raised in it is
+        // left set (py_errors.hpp); no other exception is.
         PyObject* dict_lookup(PyObject* dict, PyObject* key)
         {
             if (dict == nullptr || !PyDict_Check(dict))
@@ -36,7 +39,7 @@ namespace specula::engine
             PyObject* found = PyDict_GetItemWithError(dict, key);
             if (found == nullptr)
             {
-                PyErr_Clear();
+                clear_error_unless_interrupt();
             }
             return found;
         }
@@ -80,7 +83,8 @@ namespace specula::engine
             return c;
         }
 
-        // Borrowed dict[key] for a key whose lookup runs no user code, or nullptr.
+        // Borrowed dict[key] for an exact str or int key (hashing it runs no
+        // user code), or nullptr.
         PyObject* keyed_item_of(PyObject* dict, PyObject* key)
         {
             if (dict == nullptr || key == nullptr || !PyDict_CheckExact(dict) ||
@@ -200,7 +204,7 @@ namespace specula::engine
             PyObject* view = key ? owned.keep(PyObject_GetItem(parent, key.ptr())) : nullptr;
             if (view == nullptr)
             {
-                PyErr_Clear();
+                clear_error_unless_interrupt();
             }
             return view;
         }
@@ -286,7 +290,9 @@ namespace specula::engine
             PyObject* value = owned.keep(PyObject_GenericGetAttr(parent, key)); // new reference
             if (value == nullptr)
             {
-                PyErr_Clear(); // AttributeError; no Python code ran
+                // An AttributeError (no Python code ran), unless the instance
+                // dict holds a user key that compared equal to `key`.
+                clear_error_unless_interrupt();
             }
             return value;
         }
@@ -304,7 +310,8 @@ namespace specula::engine
         case source_kind::global:
         {
             PyObject* found = dict_lookup(frame.globals, s.key.ptr());
-            return found != nullptr ? found : dict_lookup(frame.builtins, s.key.ptr());
+            return found != nullptr || PyErr_Occurred() ? found
+                                                        : dict_lookup(frame.builtins, s.key.ptr());
         }
         case source_kind::module_attr:
             return parent != nullptr && PyModule_CheckExact(parent)

@@ -68,7 +68,9 @@ namespace specula::engine
 
         // Resolves source i; parents must be in `values` already. Returns a
         // borrowed reference (kept alive by `owned` when a new one was needed),
-        // or nullptr when the path does not resolve (no exception left set).
+        // or nullptr when the path does not resolve: no exception left set,
+        // except the user's interrupt raised in a key's __eq__ a dict lookup
+        // ran (py_errors.hpp), which the caller raises.
         PyObject* resolve(int i, const frame_hook::frame_view& frame,
                           const std::vector<PyObject*>& values, owned_refs& owned) const;
 

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/py_errors.hpp"
+
 namespace specula::engine
 {
     namespace
@@ -278,7 +280,7 @@ namespace specula::engine
                     PyObject* child = PyDict_GetItemWithError(dict, child_keys[c].ptr());
                     if (child == nullptr)
                     {
-                        PyErr_Clear();
+                        clear_error_unless_interrupt(); // a node's dict with a user key
                         why = "tree node without attribute ." + children[c];
                         return false;
                     }
@@ -302,7 +304,7 @@ namespace specula::engine
                 PyObject* v = PyDict_GetItemWithError(dict, table_keys[t].ptr());
                 if (v == nullptr)
                 {
-                    PyErr_Clear();
+                    clear_error_unless_interrupt(); // a node's dict with a user key
                     why = "tree node without attribute ." + tables[t].field;
                     return false;
                 }

@@ -129,8 +129,12 @@ namespace specula::engine::converter
             {
                 return constant(py::module_::import("builtins").attr(name.c_str())(*targs));
             }
-            catch (py::error_already_set&)
+            catch (py::error_already_set& e)
             {
+                if (!e.matches(PyExc_Exception))
+                {
+                    throw; // the user's interrupt, not a conversion failure
+                }
                 fail(name + " raising on this call", node);
             }
         }

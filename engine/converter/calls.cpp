@@ -6,6 +6,7 @@
 // The callee's effects go into the same effect list, so they commit in
 // program order with the caller's.
 #include "engine/converter/converter.hpp"
+#include "engine/py_errors.hpp"
 
 #include <algorithm>
 
@@ -251,6 +252,10 @@ namespace specula::engine::converter
         PyObject* prop = m_spec->sources.resolve(src, m_frame, values, owned);
         if (prop == nullptr)
         {
+            if (interrupt_pending())
+            {
+                throw py::error_already_set(); // raised in a key's __eq__ a lookup ran
+            }
             return false;
         }
         cval prop_v = object_at(src, prop, src == before, path);
@@ -284,6 +289,10 @@ namespace specula::engine::converter
                 if (found != nullptr)
                 {
                     return call_python(read_source(src, found), args, node, &fn);
+                }
+                if (interrupt_pending())
+                {
+                    throw py::error_already_set(); // raised in a key's __eq__ a lookup ran
                 }
             }
         }
@@ -435,8 +444,12 @@ namespace specula::engine::converter
             lines_start = py::module_::import("inspect").attr("getsourcelines")(
                 py::handle(reinterpret_cast<PyObject*>(code)));
         }
-        catch (py::error_already_set&)
+        catch (py::error_already_set& e)
         {
+            if (!e.matches(PyExc_Exception))
+            {
+                throw; // the user's interrupt, not a conversion failure
+            }
             fail("source of " + std::string(py::str(code->co_qualname)) + " not available",
                  py::handle());
         }

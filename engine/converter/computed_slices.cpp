@@ -8,6 +8,7 @@
 // miss), and when the view escapes (`xb = X[...]` in a cell) the committed
 // object is that view, a new one per run as CPython makes one per iteration.
 #include "engine/converter/converter.hpp"
+#include "engine/py_errors.hpp"
 
 namespace specula::engine::converter
 {
@@ -75,6 +76,10 @@ namespace specula::engine::converter
         for (int i = 0; i <= src; ++i)
         {
             values[static_cast<size_t>(i)] = m_spec->sources.resolve(i, m_frame, values, owned);
+            if (interrupt_pending())
+            {
+                throw py::error_already_set(); // raised in a key's __eq__ a lookup ran
+            }
         }
         return values[static_cast<size_t>(src)];
     }

@@ -4,18 +4,30 @@
 // (key, value) pairs in insertion order; returning or storing it builds a new
 // dict with the same key order after the graph ran.
 #include "engine/converter/converter.hpp"
+#include "engine/py_errors.hpp"
 
 namespace specula::engine::converter
 {
     namespace
     {
+        // A tuple's hash is its items': an unhashable item raises (cleared:
+        // the caller refuses and CPython raises the TypeError itself).
         bool hashable_constant(const cval& key)
         {
             PyObject* o = key.obj.ptr();
-            return key.k == cval::kind::constant &&
-                   (PyLong_CheckExact(o) || PyUnicode_CheckExact(o) || PyBool_Check(o) ||
-                    o == Py_None || PyFloat_CheckExact(o) || PyTuple_CheckExact(o)) &&
-                   PyObject_Hash(o) != -1;
+            const bool simple = key.k == cval::kind::constant &&
+                                (PyLong_CheckExact(o) || PyUnicode_CheckExact(o) ||
+                                 PyBool_Check(o) || o == Py_None || PyFloat_CheckExact(o) ||
+                                 PyTuple_CheckExact(o));
+            if (simple && PyObject_Hash(o) == -1)
+            {
+                if (clear_error_unless_interrupt())
+                {
+                    throw py::error_already_set();
+                }
+                return false;
+            }
+            return simple;
         }
 
         std::string node_type(py::handle node)
@@ -48,7 +60,10 @@ namespace specula::engine::converter
                 int eq = PyObject_RichCompareBool(d.keys[i].ptr(), key.ptr(), Py_EQ);
                 if (eq < 0)
                 {
-                    PyErr_Clear();
+                    if (clear_error_unless_interrupt())
+                    {
+                        throw py::error_already_set();
+                    }
                     return -2;
                 }
                 if (eq == 1)
@@ -89,6 +104,10 @@ namespace specula::engine::converter
         }
         const dict_entry& e = m_dicts[static_cast<size_t>(d.dict)];
         int at = find_key(e, key.obj);
+        if (at == -2)
+        {
+            fail("dict key comparison raising", node);
+        }
         if (at < 0)
         {
             fail("dict key missing on this call (KeyError)", node);
@@ -161,6 +180,10 @@ namespace specula::engine::converter
                 fail("dict key that is not a specialised value", node);
             }
             int at = find_key(m_dicts[static_cast<size_t>(d.dict)], key.obj);
+            if (at == -2)
+            {
+                fail("dict key comparison raising", node); // dict.get raises it too
+            }
             if (at >= 0)
             {
                 return m_dicts[static_cast<size_t>(d.dict)].values[static_cast<size_t>(at)];

@@ -7,6 +7,7 @@
 #include "engine/backend_choice.hpp"
 #include "engine/converter/symbolic_broadcast.hpp"
 #include "engine/numpy_api.hpp"
+#include "engine/py_errors.hpp"
 #include "engine/sunk_slices.hpp"
 #include "ir/verifier.hpp"
 #include <algorithm>
@@ -37,6 +38,13 @@ namespace specula::engine::converter
 
     void converter::fail(const std::string& construct, py::handle node) const
     {
+        if (interrupt_pending())
+        {
+            // A lookup ran user code (a key's __eq__) that raised the user's
+            // interrupt: raised now, before another Python call could clear
+            // it (CPython's type lookups clear errors they did not raise).
+            throw py::error_already_set();
+        }
         throw not_convertible("not convertible: " + construct + " at " + where(node));
     }
 
@@ -77,8 +85,12 @@ namespace specula::engine::converter
                     lines_start = inspect.attr("getsourcelines")(
                         py::handle(reinterpret_cast<PyObject*>(code)));
                 }
-                catch (py::error_already_set&)
+                catch (py::error_already_set& e)
                 {
+                    if (!e.matches(PyExc_Exception))
+                    {
+                        throw; // the user's interrupt, not a conversion failure
+                    }
                     fail("source not available", py::handle());
                 }
                 py::object text = py::str("").attr("join")(lines_start[0]);
@@ -126,12 +138,18 @@ namespace specula::engine::converter
         }
         catch (const not_convertible& e)
         {
+            if (interrupt_pending())
+            {
+                // Refused after user code it ran (a key's __eq__) raised the
+                // user's interrupt: raised, not a conversion failure.
+                throw py::error_already_set();
+            }
             diagnostic = e.what();
             return nullptr;
         }
         catch (py::error_already_set& e)
         {
-            if (e.matches(PyExc_KeyboardInterrupt))
+            if (!e.matches(PyExc_Exception))
             {
                 throw; // the user's interrupt is not a conversion failure
             }

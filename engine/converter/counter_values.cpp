@@ -7,6 +7,7 @@
 // exact arithmetic on them), so the specialisation depends on the branch
 // taken and on the items' types, never on the counter's value.
 #include "engine/converter/converter.hpp"
+#include "engine/py_errors.hpp"
 
 namespace specula::engine::converter
 {
@@ -120,10 +121,14 @@ namespace specula::engine::converter
         PyObject* item = nullptr; // borrowed
         if (is_dict)
         {
+            // A user key of the same hash in the dict runs its __eq__.
             item = PyDict_GetItemWithError(c, py::int_(i).ptr());
             if (item == nullptr)
             {
-                PyErr_Clear();
+                if (clear_error_unless_interrupt())
+                {
+                    throw py::error_already_set();
+                }
                 fail("dict key missing (CPython raises the KeyError)", node);
             }
         }

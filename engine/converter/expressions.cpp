@@ -191,8 +191,12 @@ namespace specula::engine::converter
         {
             out.obj = py::module_::import("operator").attr(op)(a.obj, b.obj);
         }
-        catch (py::error_already_set&)
+        catch (py::error_already_set& e)
         {
+            if (!e.matches(PyExc_Exception))
+            {
+                throw; // the user's interrupt, not a conversion failure
+            }
             fail(std::string("operator ") + op + " raising on this call", node);
         }
         return out;
@@ -493,8 +497,12 @@ namespace specula::engine::converter
             {
                 out.obj = py::module_::import("operator").attr(fn)(x.obj);
             }
-            catch (py::error_already_set&)
+            catch (py::error_already_set& e)
             {
+                if (!e.matches(PyExc_Exception))
+                {
+                    throw; // the user's interrupt, not a conversion failure
+                }
                 fail("unary " + op + " raising on this call", node);
             }
             return out;

@@ -476,8 +476,12 @@ namespace specula::engine::converter
             step = r.attr("step").cast<std::int64_t>();
             count = static_cast<std::int64_t>(py::len(r));
         }
-        catch (py::error_already_set&)
+        catch (py::error_already_set& e)
         {
+            if (!e.matches(PyExc_Exception))
+            {
+                throw; // the user's interrupt, not a conversion failure
+            }
             fail("np.arange beyond 64 bits", node);
         }
         catch (py::cast_error&)
@@ -522,8 +526,12 @@ namespace specula::engine::converter
         {
             a = py::module_::import("numpy").attr("arange")(*bounds);
         }
-        catch (py::error_already_set&)
+        catch (py::error_already_set& e)
         {
+            if (!e.matches(PyExc_Exception))
+            {
+                throw; // the user's interrupt, not a conversion failure
+            }
             fail("np.arange raising on this call", node);
         }
         auto* arr = reinterpret_cast<PyArrayObject*>(a.ptr());

@@ -11,6 +11,7 @@
 // on the counter (`hs[t]` after `hs[-1] = ...`): an int_predicate guard
 // keys the specialisation on that outcome.
 #include "engine/converter/converter.hpp"
+#include "engine/py_errors.hpp"
 
 namespace specula::engine::converter
 {
@@ -28,9 +29,17 @@ namespace specula::engine::converter
             const bool simple = PyLong_CheckExact(key) || PyUnicode_CheckExact(key) ||
                                 PyBool_Check(key) || key == Py_None || PyFloat_CheckExact(key) ||
                                 PyTuple_CheckExact(key);
-            if (!simple || PyObject_Hash(key) == -1)
+            if (!simple)
             {
-                PyErr_Clear();
+                return false;
+            }
+            if (PyObject_Hash(key) == -1)
+            {
+                // A tuple with an unhashable item: refused, CPython raises.
+                if (clear_error_unless_interrupt())
+                {
+                    throw py::error_already_set();
+                }
                 return false;
             }
             return true;
@@ -159,7 +168,10 @@ namespace specula::engine::converter
             int eq = PyObject_RichCompareBool(w.key.ptr(), key.ptr(), Py_EQ);
             if (eq < 0)
             {
-                PyErr_Clear();
+                if (clear_error_unless_interrupt())
+                {
+                    throw py::error_already_set();
+                }
                 fail("dict key comparison raising", node);
             }
             return eq == 1;

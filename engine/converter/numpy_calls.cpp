@@ -159,8 +159,12 @@ namespace specula::engine::converter
         {
             name = py::str(py::module_::import("numpy").attr("dtype")(v.obj).attr("name"));
         }
-        catch (py::error_already_set&)
+        catch (py::error_already_set& e)
         {
+            if (!e.matches(PyExc_Exception))
+            {
+                throw; // the user's interrupt, not a conversion failure
+            }
             fail("dtype argument not understood", node);
         }
         auto t = ir::dtype_from_name(name);

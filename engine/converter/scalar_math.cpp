@@ -41,8 +41,12 @@ namespace specula::engine::converter
             {
                 out.obj = py::module_::import("math").attr(name.c_str())(*targs);
             }
-            catch (py::error_already_set&)
+            catch (py::error_already_set& e)
             {
+                if (!e.matches(PyExc_Exception))
+                {
+                    throw; // the user's interrupt, not a conversion failure
+                }
                 fail("math." + name + " raising on this call", node);
             }
             return out;

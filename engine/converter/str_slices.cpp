@@ -14,6 +14,7 @@
 // nowhere else (a comparison or a print of it would need its value, which
 // only the run knows), so such a comprehension is refused before it starts.
 #include "engine/converter/converter.hpp"
+#include "engine/py_errors.hpp"
 
 namespace specula::engine::converter
 {
@@ -229,7 +230,10 @@ namespace specula::engine::converter
         PyObject* item = PyDict_GetItemWithError(d, key.obj.ptr()); // borrowed
         if (item == nullptr)
         {
-            PyErr_Clear();
+            if (clear_error_unless_interrupt())
+            {
+                throw py::error_already_set();
+            }
             fail("dict key missing (CPython raises the KeyError)", node);
         }
         std::string path =

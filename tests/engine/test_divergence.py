@@ -43,6 +43,8 @@ are exactly those of the engine-off run.
                                    warnings, FloatingPointError and IndexError stay)
 31 descriptors arriving late       late_descriptor.py (a property / Python __get__ added to the
                                    class: the getter's effects once, its interrupt kept)
+32 interrupts in user code the     interrupt_in_key_eq.py (a dict key's __eq__ run by the
+   engine's lookups run            converter's and the guards' lookups: the interrupt kept)
 """
 
 import pytest
@@ -81,6 +83,7 @@ FOOTGUNS = {
     "warnings shown once, filters changed": "warnings_once.py",
     "dead work dropped with what it signals": "dead_work.py",
     "descriptors arriving late": "late_descriptor.py",
+    "interrupts in user code the engine's lookups run": "interrupt_in_key_eq.py",
 }
 PROGRAMS = {p.name.split("/")[-1]: p for p in harness.programs("divergence")}
 INTERRUPT_ROUNDS = "100"

@@ -1,0 +1,38 @@
+// Python errors met while the engine runs code that can call back into user
+// Python code (a dict lookup comparing a user key with __eq__). An Exception
+// there (a KeyError, a TypeError) is the engine's cue to fall back: CPython
+// then meets the same error itself, in program order. Anything else is the
+// user's: a KeyboardInterrupt raised by the SIGINT handler while that user
+// code ran (a signal is handled once), a SystemExit. Swallowing it would lose
+// the interrupt; it is kept and raised where the engine was entered.
+#pragma once
+
+#include <Python.h>
+
+namespace specula::engine
+{
+    // After a failed C-API call: clears an Exception and returns false, or
+    // leaves a BaseException that is not an Exception set and returns true.
+    // False with nothing set when no error is pending.
+    inline bool clear_error_unless_interrupt()
+    {
+        PyObject* type = PyErr_Occurred(); // borrowed
+        if (type == nullptr)
+        {
+            return false;
+        }
+        if (!PyErr_GivenExceptionMatches(type, PyExc_Exception))
+        {
+            return true;
+        }
+        PyErr_Clear();
+        return false;
+    }
+
+    // Whether an error the engine must raise rather than swallow is pending.
+    inline bool interrupt_pending()
+    {
+        PyObject* type = PyErr_Occurred(); // borrowed
+        return type != nullptr && !PyErr_GivenExceptionMatches(type, PyExc_Exception);
+    }
+} // namespace specula::engine
