@@ -408,10 +408,6 @@ namespace specula::engine::converter
         std::shared_ptr<specialisation> convert_function_loop(py::handle body,
                                                               const function_loop_scope& scope,
                                                               std::string& diagnostic);
-        // Fails on a local of `scope` the loop rebinds while a nested
-        // function or comprehension captures it (function_loop.cpp).
-        void refuse_rebound_cells(const py::list& statements,
-                                  const function_loop_scope& scope) const;
 
         // loop_chunk.cpp: the next iterations of a stable loop as one IR LOOP;
         // the frame view's `locals` end with the chunk's start, trip count

@@ -41,43 +41,45 @@ namespace specula::engine::converter
         return true;
     }
 
-    // A captured local lives in a cell that nested functions and
-    // comprehensions read (CPython compiles both as closures). One the loop
-    // only reads is read at the iteration's entry like any local: f_locals
-    // holds the cell's contents, and nothing the graph runs can rebind it
-    // (`nonlocal` is not convertible). One the loop rebinds would reach its
-    // cell only at the write-back, after an inlined closure read the old
-    // value from the cell: refused, naming where the loop binds it.
-    void converter::refuse_rebound_cells(const py::list& statements,
-                                         const function_loop_scope& scope) const
+    namespace
     {
-        for (const std::string& name : scope.bound)
+        // A captured local lives in a cell that nested functions and
+        // comprehensions read (CPython compiles both as closures). One the
+        // loop only reads is read at the iteration's entry like any local:
+        // f_locals holds the cell's contents, and nothing the graph runs can
+        // rebind it (`nonlocal` is not convertible). One the loop rebinds
+        // would reach its cell only at the write-back, after an inlined
+        // closure read the old value from the cell. Returns the first such
+        // name (empty: none) and sets `at` to the statement binding it.
+        std::string rebound_cell(PyCodeObject* code, const py::list& statements,
+                                 const function_loop_scope& scope, py::handle& at)
         {
-            if (!in_names(PyCode_GetCellvars(p_code), name) &&
-                !in_names(PyCode_GetFreevars(p_code), name))
+            for (const std::string& name : scope.bound)
             {
-                continue;
-            }
-            py::handle at = py::len(statements) > 0 ? statements[0] : py::handle();
-            for (py::handle stmt : statements)
-            {
-                std::set<std::string> bound;
-                int size = 0;
-                py::list one;
-                one.append(stmt);
-                bound_names(one, bound, size);
-                if (bound.count(name))
+                if (!in_names(PyCode_GetCellvars(code), name) &&
+                    !in_names(PyCode_GetFreevars(code), name))
                 {
-                    at = stmt;
-                    break;
+                    continue;
                 }
+                at = py::len(statements) > 0 ? statements[0] : py::handle();
+                for (py::handle stmt : statements)
+                {
+                    std::set<std::string> bound;
+                    int size = 0;
+                    py::list one;
+                    one.append(stmt);
+                    bound_names(one, bound, size);
+                    if (bound.count(name))
+                    {
+                        at = stmt;
+                        break;
+                    }
+                }
+                return name;
             }
-            fail("local " + name +
-                     " rebound in the loop while a nested function or comprehension captures it "
-                     "(a closure would read the old value from its cell)",
-                 at);
+            return {};
         }
-    }
+    } // namespace
 
     std::shared_ptr<specialisation>
     converter::convert_function_loop(py::handle body, const function_loop_scope& scope,
@@ -95,7 +97,15 @@ namespace specula::engine::converter
             {
                 py::list statements = py::reinterpret_borrow<py::list>(body);
                 py::handle first = py::len(statements) > 0 ? statements[0] : py::handle();
-                refuse_rebound_cells(statements, scope);
+                py::handle at;
+                const std::string captured = rebound_cell(p_code, statements, scope, at);
+                if (!captured.empty())
+                {
+                    fail("local " + captured +
+                             " rebound in the loop while a nested function or comprehension "
+                             "captures it (a closure would read the old value from its cell)",
+                         at);
+                }
                 for (size_t i = 0; i < scope.locals.size(); ++i)
                 {
                     m_loop_locals[scope.locals[i]] = static_cast<int>(i);
