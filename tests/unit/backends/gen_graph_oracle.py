@@ -113,6 +113,10 @@ def op_programs(rng):
                 continue  # out-of-range float -> int is undefined in C
             p.step("cast", [0], [DTYPES.index(to)], lambda v, to=to: v.astype(to))
         p.step("where", [2, 0, 1], [], np.where)
+        # One value broadcast from a 0-d operand (the select's scalar paths).
+        p.step("where", [2, 0, 4], [], np.where)
+        p.step("where", [2, 4, 0], [], np.where)
+        p.step("where", [2, 4, 4], [], np.where)
         p.step("clip", [0, 1, 1], [], lambda x, lo, hi: np.clip(x, lo, np.maximum(lo, hi)))
         for name, f in REDUCE.items():
             for axes, keep in ((None, False), ((0,), True), ((1,), False)):
