@@ -20,6 +20,7 @@
 #include "backends/cpu/threading.hpp"
 
 #include <algorithm>
+#include <cfenv>
 #include <cmath>
 #include <cstring>
 
@@ -90,6 +91,31 @@ namespace specula::backends::cpu
                              }
                          });
         }
+
+        // Raises again, when it goes, the IEEE flags that were up when it was
+        // made: NumPy's maximum/minimum loops clear the status word (lanes
+        // start clean, so only the calling thread's earlier flags matter).
+        class kept_fp_flags
+        {
+        public:
+            explicit kept_fp_flags(bool keep)
+                : m_before(keep ? std::fetestexcept(ieee_flags) : 0)
+            {
+            }
+            kept_fp_flags(const kept_fp_flags&) = delete;
+            kept_fp_flags& operator=(const kept_fp_flags&) = delete;
+            ~kept_fp_flags()
+            {
+                if (m_before != 0)
+                {
+                    std::feraiseexcept(m_before);
+                }
+            }
+
+        private:
+            static constexpr int ieee_flags = FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID;
+            int m_before;
+        };
 
         // Whether a result computed in another order may differ from NumPy's
         // in its bits: a NaN (which payload) or a zero (which sign).
@@ -224,7 +250,10 @@ namespace specula::backends::cpu
     void run_extremum(const ufunc_loop& loop, const reduce_plan& p, const std::byte* in,
                       ir::dtype elem, std::byte* out, thread_pool* pool)
     {
-        const extremum_args a{loop, static_cast<std::intptr_t>(ir::itemsize(elem)), in};
+        // One call per output for a short run (a softmax's row max): the
+        // flags are kept once around the whole reduction, not per call.
+        const kept_fp_flags kept(loop.keeps_flags());
+        const extremum_args a{loop.bare(), static_cast<std::intptr_t>(ir::itemsize(elem)), in};
         if (p.outputs == 0 || p.count == 0)
         {
             return;

@@ -24,7 +24,15 @@ namespace specula::backends::cpu
     {
         inner_loop_fn fn = nullptr;
         void* data = nullptr;
+        // When `fn` is a trampoline that raises again the FP flags that were
+        // up before the call (a NumPy loop clearing them, numpy_loops.cpp):
+        // the loop it wraps. A kernel calling the loop many times keeps the
+        // flags once around all of its calls instead.
+        inner_loop_fn bare_fn = nullptr;
+        void* bare_data = nullptr;
         explicit operator bool() const { return fn != nullptr; }
+        bool keeps_flags() const { return bare_fn != nullptr; }
+        ufunc_loop bare() const { return keeps_flags() ? ufunc_loop{bare_fn, bare_data} : *this; }
     };
 
     class loop_table

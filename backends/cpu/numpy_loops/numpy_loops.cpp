@@ -148,7 +148,7 @@ namespace specula::backends::cpu
             // Stable addresses for the process's life, as the loops' own.
             static std::deque<flag_keeping_loop> kept;
             kept.push_back({loop});
-            return ufunc_loop{&keep_flags, &kept.back()};
+            return ufunc_loop{&keep_flags, &kept.back(), loop.fn, loop.data};
         }
 
         constexpr ir::op table_ops[] = {
