@@ -34,7 +34,10 @@ namespace specula::engine
             loop_cursor cursor; // a `for` loop over a range, list or tuple: where it is (chunks)
         };
 
-        std::vector<loop_state> g_loops; // indexed by the transformer's loop id
+        // Indexed by the transformer's loop id. Never destroyed: a cursor holds
+        // Python references (the iterator, the sequence) that would be
+        // released after the interpreter ended, without the GIL.
+        std::vector<loop_state>& g_loops = *new std::vector<loop_state>();
         // builtins.__specula_loops__ (specula.cell_loops' list, strong
         // reference; never released: code may run until the interpreter ends).
         PyObject* g_flags = nullptr;

@@ -89,3 +89,24 @@ def test_kernelspec_is_listed():
     assert spec.argv[1:] == ["-f", "{connection_file}"]
     assert os.path.exists(os.path.join(spec.resource_dir, "logo-64x64.png"))
     assert os.path.exists(os.path.join(spec.resource_dir, "logo-32x32.png"))
+
+
+def test_kernel_exits_cleanly_after_loops_ran_in_chunks():
+    """A loop's state (the iterator and the sequence it walks) outlives the
+    loop until the kernel ends; shutting down must not release it after the
+    interpreter has gone (a crash at exit, with the engine on)."""
+    env = dict(os.environ, SPECULA_THRESHOLD="0", SPECULA_COST_CHECK="off")
+    km, kc = start_kernel(env=env)
+    process = km.provisioner.process
+    reply, _ = execute(kc, "import numpy as np\n"
+                           "xs = [float(i) for i in range(300)]\n"
+                           "acc = np.zeros(3)\n"
+                           "for x in xs:\n"
+                           "    acc = acc * 0.5 + x\n"
+                           "for i in range(300):\n"
+                           "    acc = acc + 1.0\n"
+                           "import specula\n"
+                           "assert any(r.get('chunks') for r in specula.report()), specula.report()\n")
+    assert reply["status"] == "ok", reply
+    stop_kernel(km, kc)
+    assert process.wait(timeout=30) == 0
