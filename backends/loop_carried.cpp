@@ -256,6 +256,87 @@ namespace specula::backends
                                 });
         }
 
+
+        // Reads of `v` before a lone row update that may keep seeing its
+        // memory: a view (a kernel that aliases its input) or a control-flow
+        // op handing it on.
+        bool aliased(const ir::graph& g, const ir::node& n, ir::value_id v, const node_map& nodes)
+        {
+            if (std::find(n.inputs.begin(), n.inputs.end(), v) != n.inputs.end())
+            {
+                if (!n.regions.empty())
+                {
+                    return true;
+                }
+                auto cn = nodes.find(n.id);
+                if (cn == nodes.end() || cn->second->m_kernel == nullptr ||
+                    cn->second->m_kernel->aliases_input())
+                {
+                    return true;
+                }
+            }
+            for (ir::region_id r : n.regions)
+            {
+                const ir::region& reg = g.get_region(r);
+                if (std::find(reg.results.begin(), reg.results.end(), v) != reg.results.end())
+                {
+                    return true;
+                }
+                for (ir::node_id m : reg.nodes)
+                {
+                    if (aliased(g, g.get_node(m), v, nodes))
+                    {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+
+        // When the loop's carried values cannot all be owned together
+        // (owned_positions): the GATHER_UPDATE of carried value `i` alone,
+        // when it may run in place (a tree walk's tables, row by row).
+        compiled_node* lone_row_update(const ir::graph& g, const ir::node& loop, std::size_t i,
+                                       const node_map& nodes)
+        {
+            const ir::region& body = g.get_region(loop.regions[0]);
+            const std::size_t skip = loop.attr_as<ir::loop_attr>().has_condition ? 1 : 0;
+            const ir::value_id arg = body.args[i + 1];
+            const ir::value_id result = body.results[i + skip];
+            const ir::value& rv = g.get(result);
+            if (rv.def == ir::no_id ||
+                std::count(body.results.begin(), body.results.end(), result) != 1 ||
+                std::count(body.results.begin(), body.results.end(), arg) != 0)
+            {
+                return nullptr;
+            }
+            const ir::node& update = g.get_node(rv.def);
+            auto cn = nodes.find(update.id);
+            if (update.code != ir::op::GATHER_UPDATE || update.parent != body.id ||
+                update.inputs[0] != arg || update.inputs[1] == arg || update.inputs[2] == arg ||
+                cn == nodes.end() || cn->second->m_kernel == nullptr ||
+                cn->second->m_in_place != ir::no_id || cn->second->m_outputs.size() != 1 ||
+                cn->second->m_outputs[0] != result)
+            {
+                return nullptr;
+            }
+            bool after = false;
+            for (ir::node_id m : body.nodes)
+            {
+                const ir::node& n = g.get_node(m);
+                if (m == update.id)
+                {
+                    after = true;
+                    continue;
+                }
+                if (after ? reads(g, n, arg) : aliased(g, n, arg, nodes))
+                {
+                    return nullptr;
+                }
+            }
+            return cn->second;
+        }
+
         // The carried values `loop` may keep in memory of its own and update
         // in place (positions, ascending), or none. The updated arguments,
         // closed under "its next value is passed or updated from": each of
@@ -444,6 +525,26 @@ namespace specula::backends
         }
     } // namespace
 
+    namespace
+    {
+        void own_lone_row_updates(compiled_graph& cg, compiled_node& loop_node,
+                                  const node_map& nodes)
+        {
+            const ir::graph& g = *cg.p_graph;
+            const ir::node& loop = *loop_node.p_node;
+            const auto& attr = loop.attr_as<ir::loop_attr>();
+            const std::size_t heads = (attr.has_trip_count ? 1 : 0) + (attr.has_condition ? 1 : 0);
+            for (std::size_t i = 0; i + heads < loop.inputs.size(); ++i)
+            {
+                if (compiled_node* update = lone_row_update(g, loop, i, nodes))
+                {
+                    update->m_carried_arg = g.get_region(loop.regions[0]).args[i + 1];
+                    loop_node.m_owned_carried.push_back(i);
+                }
+            }
+        }
+    } // namespace
+
     bool move_row(const compiled_node& cn, const kernel_io& io, status& st)
     {
         return cn.p_node->code == ir::op::GATHER ? gather_row(io, st) : update_row(io, st);
@@ -469,6 +570,10 @@ namespace specula::backends
             if (cn->p_node->code == ir::op::LOOP)
             {
                 cn->m_owned_carried = owned_positions(cg, *cn->p_node, nodes);
+                if (cn->m_owned_carried.empty())
+                {
+                    own_lone_row_updates(cg, *cn, nodes);
+                }
             }
         }
     }

@@ -408,3 +408,52 @@ namespace
         EXPECT_EQ(marks.updates, (std::vector<op>{op::ADD}));
     }
 } // namespace
+
+namespace
+{
+    // A tree walk's table updated row by row, read before the update inside
+    // an IF (a row copied out on one side): the carried values cannot all be
+    // owned together (control flow reads the table first), yet the table
+    // alone is still written in place, row by row, as before owning arrays
+    // together existed (a copy of the whole table per row was W4's forward).
+    TEST(carried_in_place, a_table_read_in_an_if_and_updated_by_rows)
+    {
+        const std::vector<buffer> ins{random_buffer(dtype::float64, {8, 4}, 12),
+                                      random_buffer(dtype::float64, {4}, 13)};
+        graph_fn body = [](ir::builder& b, const std::vector<ir::value_id>& a)
+        {
+            const ir::value_type table = b.target().type_of(a[0]);
+            const ir::value_type row = b.target().type_of(a[1]);
+            auto r = b.new_region({trips_type, table, row});
+            {
+                ir::builder::insertion_guard guard(b);
+                b.set_insertion_end(r);
+                const ir::value_id i = b.arg(r, 0);
+                auto then_r = b.new_region();
+                auto else_r = b.new_region();
+                {
+                    ir::builder::insertion_guard inner(b);
+                    b.set_insertion_end(then_r);
+                    b.set_results(then_r, {b.gather(b.arg(r, 1), i, 0)});
+                    b.set_insertion_end(else_r);
+                    b.set_results(else_r, {b.arg(r, 2)});
+                }
+                const ir::value_id three = b.constant(ir::scalar::of_int(dtype::int64, 3));
+                const ir::value_id picked =
+                    b.if_else(b.binary(op::LT, i, three), then_r, else_r)[0];
+                const ir::value_id next =
+                    b.gather_update(b.arg(r, 1), i, b.binary(op::ADD, picked, b.arg(r, 2)), 0);
+                b.set_results(r, {next, picked});
+            }
+            auto outs = b.loop(ir::loop_attr{true, false}, a[2], ir::no_id, {a[0], a[1]}, r);
+            b.output(outs[0], "table");
+            b.output(outs[1], "row");
+        };
+        const std::string walk = "t := a.copy(), h := b.copy(), "
+                                 "[(p := (t[i].copy() if i < 3 else h), t.__setitem__(i, p + h), "
+                                 "h := p) for i in range(n)]";
+        auto marks = check_loop(ins, body, {walk + ", t", walk + ", h"}, {0, 1, 5, 8});
+        EXPECT_EQ(marks.owned, (std::vector<std::size_t>{0}));
+        EXPECT_EQ(marks.updates, (std::vector<op>{op::GATHER_UPDATE}));
+    }
+} // namespace
