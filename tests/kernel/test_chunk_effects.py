@@ -8,38 +8,15 @@ the loops meant to chunk must show chunked iterations in specula.report()."""
 import pytest
 
 from chunk_effect_programs import PROGRAMS
-from test_cell_loops import (_interrupt_loop, _report, _run_program, _stdout, execute,
-                             kernels)  # noqa: F401 (the fixture)
-
-
-def _chunked(report):
-    return {(r["file"], r["line"], r["name"]): r.get("chunk_iterations", 0)
-            for r in report if r["kind"] == "loop"}
-
-
-def _new(before, after):
-    return sum(n - before.get(key, 0) for key, n in after.items())
+from test_cell_loops import _interrupt_loop, _report, _stdout, execute, kernels  # noqa: F401 (the fixture)
+import test_loop_chunks
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.name for p in PROGRAMS])
 def test_chunks_with_effects_equal_engine_off(kernels, program):
-    results = {}
-    for mode, (km, kc) in kernels.items():
-        before = _report(kc)
-        results[mode] = _run_program(kc, program)
-        after = _report(kc)
-        if mode == "thr0":
-            chunked = _new(_chunked(before), _chunked(after))
-            if program.chunks:
-                assert chunked > 0, f"no loop ran iterations in chunks: {after}"
-            else:
-                assert chunked == 0, f"a loop ran in chunks: {after}"
-    off_seen, off_final = results["off"]
-    for mode in ("thr0", "default"):
-        seen, final = results[mode]
-        for index, (want, got) in enumerate(zip(off_seen, seen)):
-            assert got == want, f"{mode}: cell {index} differs from the engine off"
-        assert final == off_final, f"{mode}: final globals differ from the engine off"
+    # (Called through the module: imported by name, pytest would collect the
+    # range programs' test here too.)
+    test_loop_chunks.check_equals_engine_off(kernels, program, "chunk_iterations")
 
 
 def _loop_row(kc, count, line):

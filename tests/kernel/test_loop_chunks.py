@@ -12,33 +12,40 @@ from test_cell_loops import (_interrupt_loop, _report, _run_program, _stdout, ex
                              kernels)  # noqa: F401 (the fixture)
 
 
-def _chunks(report):
-    return {(r["file"], r["line"], r["name"]): r.get("chunks", 0) for r in report if r["kind"] == "loop"}
+def _chunk_counts(report, key):
+    return {(r["file"], r["line"], r["name"]): r.get(key, 0) for r in report if r["kind"] == "loop"}
 
 
 def _new(before, after):
-    return sum(n - before.get(key, 0) for key, n in after.items())
+    return sum(n - before.get(k, 0) for k, n in after.items())
 
 
-@pytest.mark.parametrize("program", PROGRAMS, ids=[p.name for p in PROGRAMS])
-def test_chunked_loops_equal_engine_off(kernels, program):
+def check_equals_engine_off(kernels, program, key="chunks"):
+    """Runs `program` in every kernel: at threshold 0 the loops meant to chunk
+    must add to the loop rows' `key` and the others not; every cell's outputs
+    and the final globals must equal the engine off's."""
     results = {}
     for mode, (km, kc) in kernels.items():
         before = _report(kc)
         results[mode] = _run_program(kc, program)
         after = _report(kc)
         if mode == "thr0":
-            chunks = _new(_chunks(before), _chunks(after))
+            chunked = _new(_chunk_counts(before, key), _chunk_counts(after, key))
             if program.chunks:
-                assert chunks > 0, f"no loop ran in chunks: {after}"
+                assert chunked > 0, f"no loop ran in chunks: {after}"
             else:
-                assert chunks == 0, f"a loop ran in chunks: {after}"
+                assert chunked == 0, f"a loop ran in chunks: {after}"
     off_seen, off_final = results["off"]
     for mode in ("thr0", "default"):
         seen, final = results[mode]
         for index, (want, got) in enumerate(zip(off_seen, seen)):
             assert got == want, f"{mode}: cell {index} differs from the engine off"
         assert final == off_final, f"{mode}: final globals differ from the engine off"
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=[p.name for p in PROGRAMS])
+def test_chunked_loops_equal_engine_off(kernels, program):
+    check_equals_engine_off(kernels, program)
 
 
 def _row(kc, count, line):

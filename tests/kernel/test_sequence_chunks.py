@@ -16,7 +16,7 @@ from test_loop_chunks import _row
 def test_sequence_loops_equal_engine_off(kernels, program):
     # (Called through the module: imported by name, pytest would collect it
     # here too, with the range programs.)
-    test_loop_chunks.test_chunked_loops_equal_engine_off(kernels, program)
+    test_loop_chunks.check_equals_engine_off(kernels, program)
 
 
 def test_report_counts_list_chunks_and_says_why_not(kernels):
