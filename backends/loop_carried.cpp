@@ -256,7 +256,6 @@ namespace specula::backends
                                 });
         }
 
-
         // Reads of `v` before a lone row update that may keep seeing its
         // memory: a view (a kernel that aliases its input) or a control-flow
         // op handing it on.

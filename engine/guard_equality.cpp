@@ -40,8 +40,8 @@ namespace specula::engine
             {
                 PyObject* x = PyTuple_GET_ITEM(a, i);
                 PyObject* y = PyTuple_GET_ITEM(b, i);
-                if (x != y && (Py_TYPE(x) != Py_TYPE(y) ||
-                               PyObject_RichCompareBool(x, y, Py_EQ) != 1))
+                if (x != y &&
+                    (Py_TYPE(x) != Py_TYPE(y) || PyObject_RichCompareBool(x, y, Py_EQ) != 1))
                 {
                     PyErr_Clear(); // exact str/int: nothing but a failed allocation
                     return false;
@@ -53,8 +53,7 @@ namespace specula::engine
         // (No) overlap and identity are symmetric: `a / b` and `b / a` are one guard.
         bool same_pair(const guard& a, const guard& b)
         {
-            return (a.src == b.src && a.other == b.other) ||
-                   (a.src == b.other && a.other == b.src);
+            return (a.src == b.src && a.other == b.other) || (a.src == b.other && a.other == b.src);
         }
     } // namespace
 

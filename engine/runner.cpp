@@ -84,7 +84,8 @@ namespace specula::engine
         return true;
     }
 
-    std::vector<int> failing_sources(const specialisation& spec, const frame_hook::frame_view& frame,
+    std::vector<int> failing_sources(const specialisation& spec,
+                                     const frame_hook::frame_view& frame,
                                      std::vector<PyObject*>& values, owned_refs& owned)
     {
         std::vector<int> failing;

@@ -34,7 +34,8 @@ namespace specula::engine
     // not only the first (two shapes that changed together relax together).
     // Sources read through one that failed or did not resolve are skipped.
     // Stops with the user's interrupt set when a lookup raised it.
-    std::vector<int> failing_sources(const specialisation& spec, const frame_hook::frame_view& frame,
+    std::vector<int> failing_sources(const specialisation& spec,
+                                     const frame_hook::frame_view& frame,
                                      std::vector<PyObject*>& values, owned_refs& owned);
     // Cold: the human-readable reason for a failure.
     std::string explain_failure(const specialisation& spec, const guard_failure& failure,

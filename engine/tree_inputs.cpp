@@ -88,7 +88,8 @@ namespace specula::engine
             {
                 const std::size_t mask = m_slots.size() - 1;
                 // Objects are 16-byte aligned: the low bits carry nothing.
-                std::uint64_t h = (reinterpret_cast<std::uintptr_t>(node) >> 4) * 0x9E3779B97F4A7C15ULL;
+                std::uint64_t h =
+                    (reinterpret_cast<std::uintptr_t>(node) >> 4) * 0x9E3779B97F4A7C15ULL;
                 h ^= h >> 29;
                 for (std::size_t i = h & mask;; i = (i + 1) & mask)
                 {
@@ -320,7 +321,8 @@ namespace specula::engine
                     const std::int64_t* index = v == Py_None ? nullptr : seen.index_of(v);
                     if (v != Py_None && (index == nullptr || *index < 0))
                     {
-                        why = "tree node attribute ." + tables[t].field + " is not a finished child";
+                        why =
+                            "tree node attribute ." + tables[t].field + " is not a finished child";
                         return false;
                     }
                     out.ints[t].push_back(index == nullptr ? -1 : *index);

@@ -98,8 +98,7 @@ namespace specula::backends::cpu
         class kept_fp_flags
         {
         public:
-            explicit kept_fp_flags(bool keep)
-                : m_before(keep ? std::fetestexcept(ieee_flags) : 0)
+            explicit kept_fp_flags(bool keep) : m_before(keep ? std::fetestexcept(ieee_flags) : 0)
             {
             }
             kept_fp_flags(const kept_fp_flags&) = delete;
@@ -113,7 +112,8 @@ namespace specula::backends::cpu
             }
 
         private:
-            static constexpr int ieee_flags = FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID;
+            static constexpr int ieee_flags =
+                FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID;
             int m_before;
         };
 

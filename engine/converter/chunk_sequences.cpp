@@ -2,9 +2,10 @@
 // (loop_sequences.cpp): the engine stacks the chunk's items before the run
 // (a float64 or int64 column of Python floats or ints, or the arrays as
 // rows) and hands the stack over as the frame view's local after the
-// chunk's start, trip count, step and effect rows (chunk_effects.cpp). Its first dim is the chunk's size, a
-// symbol of its own, so one graph serves chunks of every size. Trip `t` of
-// the LOOP reads row `t` as the target:
+// chunk's start, trip count, step and effect rows (chunk_effects.cpp).
+// Its first dim is the chunk's size, a symbol of its own, so one graph
+// serves chunks of every size. Trip `t` of the LOOP reads row `t` as the
+// target:
 //
 // - Python floats and ints: a 0-d value with the Python number's surface
 //   (the int in the relaxed range the engine checked for every item), so

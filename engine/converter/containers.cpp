@@ -15,10 +15,10 @@ namespace specula::engine::converter
         bool hashable_constant(const cval& key)
         {
             PyObject* o = key.obj.ptr();
-            const bool simple = key.k == cval::kind::constant &&
-                                (PyLong_CheckExact(o) || PyUnicode_CheckExact(o) ||
-                                 PyBool_Check(o) || o == Py_None || PyFloat_CheckExact(o) ||
-                                 PyTuple_CheckExact(o));
+            const bool simple =
+                key.k == cval::kind::constant &&
+                (PyLong_CheckExact(o) || PyUnicode_CheckExact(o) || PyBool_Check(o) ||
+                 o == Py_None || PyFloat_CheckExact(o) || PyTuple_CheckExact(o));
             if (simple && PyObject_Hash(o) == -1)
             {
                 if (clear_error_unless_interrupt())
