@@ -61,20 +61,7 @@ namespace specula::engine::converter
                 {
                     continue;
                 }
-                at = py::len(statements) > 0 ? statements[0] : py::handle();
-                for (py::handle stmt : statements)
-                {
-                    std::set<std::string> bound;
-                    int size = 0;
-                    py::list one;
-                    one.append(stmt);
-                    bound_names(one, bound, size);
-                    if (bound.count(name))
-                    {
-                        at = stmt;
-                        break;
-                    }
-                }
+                at = binding_statement(statements, name);
                 return name;
             }
             return {};

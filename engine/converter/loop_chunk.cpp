@@ -39,25 +39,6 @@ namespace specula::engine::converter
         {
             return std::find(names.begin(), names.end(), name) != names.end();
         }
-
-        // The first top-level statement of the body that binds `name` (where
-        // a refusal about it points), else the first statement.
-        py::handle binding_statement(const py::list& statements, const std::string& name)
-        {
-            for (py::handle stmt : statements)
-            {
-                std::set<std::string> bound;
-                int size = 0;
-                py::list one;
-                one.append(stmt);
-                bound_names(one, bound, size);
-                if (bound.count(name))
-                {
-                    return stmt;
-                }
-            }
-            return py::len(statements) > 0 ? statements[0] : py::handle();
-        }
     } // namespace
 
     // A name the chunk carries: bound by the body, or naming an array now

@@ -19,4 +19,8 @@ namespace specula::engine::converter
     // Names a statement list binds (assignment targets, augmented
     // assignments, for targets), and how many statements it holds.
     void bound_names(py::handle statements, std::set<std::string>& names, int& size);
+
+    // The first statement of the list that binds `name` (where a refusal
+    // about it points), else the first statement (null: an empty list).
+    py::handle binding_statement(const py::list& statements, const std::string& name);
 } // namespace specula::engine::converter

@@ -83,6 +83,23 @@ namespace specula::engine::converter
         }
     }
 
+    py::handle binding_statement(const py::list& statements, const std::string& name)
+    {
+        for (py::handle stmt : statements)
+        {
+            std::set<std::string> bound;
+            int size = 0;
+            py::list one;
+            one.append(stmt);
+            bound_names(one, bound, size);
+            if (bound.count(name))
+            {
+                return stmt;
+            }
+        }
+        return py::len(statements) > 0 ? statements[0] : py::handle();
+    }
+
     // Whether this `for` over `range(...)` (its evaluated arguments) was
     // converted as an IR LOOP; false: unroll it.
     bool converter::range_loop(py::handle node, const call_args& args)
