@@ -246,28 +246,12 @@ namespace specula::backends::cpu
             }
         }
 
-        template <std::size_t N>
-        struct same_size_uint;
-        template <>
-        struct same_size_uint<1>
-        {
-            using type = std::uint8_t;
-        };
-        template <>
-        struct same_size_uint<2>
-        {
-            using type = std::uint16_t;
-        };
-        template <>
-        struct same_size_uint<4>
-        {
-            using type = std::uint32_t;
-        };
-        template <>
-        struct same_size_uint<8>
-        {
-            using type = std::uint64_t;
-        };
+        // The unsigned integer of T's size (the select copies bits).
+        template <class T>
+        using same_size_uint = std::conditional_t<
+            sizeof(T) == 1, std::uint8_t,
+            std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                               std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>;
 
         // A select on contiguous condition and output, each value operand
         // contiguous (step T) or one value (step 0). Bits are chosen through
@@ -277,7 +261,7 @@ namespace specula::backends::cpu
         template <class T, bool a_scalar, bool b_scalar>
         void where_contiguous(std::intptr_t n, const bool* c, const T* a, const T* b, T* o)
         {
-            using bits = typename same_size_uint<sizeof(T)>::type;
+            using bits = same_size_uint<T>;
             for (std::intptr_t i = 0; i < n; ++i)
             {
                 bits x;

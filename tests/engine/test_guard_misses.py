@@ -14,16 +14,22 @@ import os
 import harness
 
 
+def _row(program_name, function, mode):
+    """The report row of `function` after `program_name` ran in `mode`
+    (cost check off: the graphs are kept whatever they cost)."""
+    program = harness.parse_header(os.path.join(harness.PROGRAMS, program_name))
+    run = harness.run(program, mode, {"SPECULA_COST_CHECK": "off"})
+    assert run.problem is None, run.problem
+    assert run.returncode == 0, run.stderr
+    rows = harness.report_entries(run, program, function)
+    assert len(rows) == 1, rows
+    assert rows[0]["state"] == "compiled", (mode, rows[0]["reason"])
+    return rows[0]
+
+
 def test_aliasing_calls_stay_in_cpython_and_the_rest_stays_compiled():
-    program = harness.parse_header(os.path.join(harness.PROGRAMS, "aliased_written_arrays.py"))
     for mode in ("thr0", "default"):
-        run = harness.run(program, mode, {"SPECULA_COST_CHECK": "off"})
-        assert run.problem is None, run.problem
-        assert run.returncode == 0, run.stderr
-        rows = harness.report_entries(run, program, "heat_step")
-        assert len(rows) == 1, rows
-        row = rows[0]
-        assert row["state"] == "compiled", (mode, row["reason"])
+        row = _row("aliased_written_arrays.py", "heat_step", mode)
         # One specialisation for separate arrays, one CPython situation for
         # aliasing ones (the same array twice and the views share the layout).
         assert row["compiles"] <= 3, (mode, row)
@@ -37,15 +43,8 @@ def test_aliasing_calls_stay_in_cpython_and_the_rest_stays_compiled():
 
 
 def test_shapes_that_change_together_relax_together():
-    program = harness.parse_header(os.path.join(harness.PROGRAMS, "shapes_change_together.py"))
     for mode in ("thr0", "default"):
-        run = harness.run(program, mode, {"SPECULA_COST_CHECK": "off"})
-        assert run.problem is None, run.problem
-        assert run.returncode == 0, run.stderr
-        rows = harness.report_entries(run, program, "batch_loss")
-        assert len(rows) == 1, rows
-        row = rows[0]
-        assert row["state"] == "compiled", (mode, row["reason"])
+        row = _row("shapes_change_together.py", "batch_loss", mode)
         assert row["compiles"] == 2, (mode, row)
         symbolic = [s for s in row["specialisations"] if "?" in s["situation"]]
         assert len(symbolic) == 1, (mode, row["specialisations"])

@@ -20,6 +20,19 @@ class chunk_program:
     chunks: bool = True
 
 
+# One epoch of minibatch SGD over X (a cell run again and again).
+MINIBATCH_EPOCH = (
+    "loss = 0.0\n"
+    "for start in range(0, len(X), bs):\n"
+    "    xb, yb = X[start:start + bs], Y[start:start + bs]\n"
+    "    err = np.tanh(xb @ W + b) - yb\n"
+    "    loss += (err * err).sum()\n"
+    "    g = err / len(xb)\n"
+    "    W -= 0.05 * xb.T @ g\n"
+    "    b -= 0.05 * g.sum(axis=0)\n"
+    "losses.append(loss)\n"
+    "print(start, loss, xb.shape, xb.base is X, yb.base is Y, np.shares_memory(xb, X))")
+
 PROGRAMS = [
     chunk_program("long_stable_loop", [
         SETUP + "a = np.zeros(500)\nb = np.ones(500)\ns = 0.0\nc = None",
@@ -301,37 +314,10 @@ PROGRAMS = [
         SETUP + "rng = np.random.default_rng(3)\nX = rng.standard_normal((100, 5))\n"
         "Y = rng.standard_normal((100, 2))\nW = rng.standard_normal((5, 2)) * 0.1\n"
         "b = np.zeros(2)\nbs = 8\nlosses = []",
-        "loss = 0.0\n"
-        "for start in range(0, len(X), bs):\n"
-        "    xb, yb = X[start:start + bs], Y[start:start + bs]\n"
-        "    err = np.tanh(xb @ W + b) - yb\n"
-        "    loss += (err * err).sum()\n"
-        "    g = err / len(xb)\n"
-        "    W -= 0.05 * xb.T @ g\n"
-        "    b -= 0.05 * g.sum(axis=0)\n"
-        "losses.append(loss)\n"
-        "print(start, loss, xb.shape, xb.base is X, yb.base is Y, np.shares_memory(xb, X))",
+        MINIBATCH_EPOCH,
         # The same cell run again: the epochs after the first.
-        "loss = 0.0\n"
-        "for start in range(0, len(X), bs):\n"
-        "    xb, yb = X[start:start + bs], Y[start:start + bs]\n"
-        "    err = np.tanh(xb @ W + b) - yb\n"
-        "    loss += (err * err).sum()\n"
-        "    g = err / len(xb)\n"
-        "    W -= 0.05 * xb.T @ g\n"
-        "    b -= 0.05 * g.sum(axis=0)\n"
-        "losses.append(loss)\n"
-        "print(start, loss, xb.shape, xb.base is X, yb.base is Y, np.shares_memory(xb, X))",
-        "loss = 0.0\n"
-        "for start in range(0, len(X), bs):\n"
-        "    xb, yb = X[start:start + bs], Y[start:start + bs]\n"
-        "    err = np.tanh(xb @ W + b) - yb\n"
-        "    loss += (err * err).sum()\n"
-        "    g = err / len(xb)\n"
-        "    W -= 0.05 * xb.T @ g\n"
-        "    b -= 0.05 * g.sum(axis=0)\n"
-        "losses.append(loss)\n"
-        "print(start, loss, xb.shape, xb.base is X, yb.base is Y, np.shares_memory(xb, X))",
+        MINIBATCH_EPOCH,
+        MINIBATCH_EPOCH,
         # Batches numbered by the counter, an open upper bound past the end
         # of X (NumPy clips: the last batch is short), a view kept after the
         # loop and a slice from a bound computed with // and %.
