@@ -291,10 +291,54 @@ namespace specula::engine
             Py_RETURN_FALSE;
         }
 
+        // The builtins below are called by CPython's eval loop: a C++
+        // exception must not unwind through it (its frame bookkeeping lives
+        // on the C stack; skipped, it leaves the thread's current frame
+        // dangling and the next Python call crashes). The user's interrupt
+        // (or SystemExit) raised while the engine worked is raised at the
+        // marker, as CPython would an instant later; the engine's own errors
+        // are thrown before anything is committed, so `fallback` decides
+        // (CPython runs the iteration, or the error is raised).
+        template <class body_fn, class fallback_fn>
+        PyObject* at_python_boundary(body_fn&& body, fallback_fn&& fallback) noexcept
+        {
+            std::string why;
+            try
+            {
+                return body();
+            }
+            catch (py::error_already_set& e)
+            {
+                if (!e.matches(PyExc_Exception))
+                {
+                    e.restore();
+                    return nullptr;
+                }
+                why = e.what();
+            }
+            catch (const std::exception& e)
+            {
+                why = e.what();
+            }
+            catch (...)
+            {
+                why = "unknown C++ exception";
+            }
+            try
+            {
+                return fallback("internal error: " + why);
+            }
+            catch (...)
+            {
+                PyErr_SetString(PyExc_SystemError, "specula: internal error in a loop entry");
+                return nullptr;
+            }
+        }
+
         // __specula_loop__(id), at the top of every iteration: a new reference to True (the engine
         // ran the iteration) or False (CPython runs it), or NULL with an exception set
         // (KeyboardInterrupt during a graph run; nothing was committed).
-        PyObject* loop_entry(PyObject*, PyObject* arg)
+        PyObject* loop_entry_body(PyObject* arg)
         {
             long id = PyLong_AsLong(arg);
             if (id < 0)
@@ -335,6 +379,20 @@ namespace specula::engine
             return answer;
         }
 
+        PyObject* loop_entry(PyObject*, PyObject* arg)
+        {
+            return at_python_boundary([&] { return loop_entry_body(arg); },
+                                      [&](const std::string& why) -> PyObject*
+                                      {
+                                          loop_state* st = state_of(PyLong_AsLong(arg));
+                                          if (st != nullptr)
+                                          {
+                                              st->rec->r->record_internal_error(why);
+                                          }
+                                          Py_RETURN_FALSE;
+                                      });
+        }
+
         // __specula_loop_live__(id), once per loop start: a new reference to
         // False when the loop runs without entries (engine off, or the region
         // is not convertible or blacklisted), True otherwise.
@@ -368,7 +426,7 @@ namespace specula::engine
         // __specula_iter__(id, iterable), where a live `for` loop takes its
         // iterator: iter(iterable) (a new reference, or NULL with CPython's
         // exception), a range recorded for chunks.
-        PyObject* loop_iter(PyObject*, PyObject* const* args, Py_ssize_t nargs)
+        PyObject* loop_iter_body(PyObject* const* args, Py_ssize_t nargs)
         {
             if (nargs != 2)
             {
@@ -397,6 +455,17 @@ namespace specula::engine
                                          ", not a range, list or tuple";
             }
             return it;
+        }
+
+        PyObject* loop_iter(PyObject*, PyObject* const* args, Py_ssize_t nargs)
+        {
+            return at_python_boundary([&] { return loop_iter_body(args, nargs); },
+                                      [](const std::string& why) -> PyObject*
+                                      {
+                                          PyErr_SetString(PyExc_SystemError,
+                                                          ("specula: " + why).c_str());
+                                          return nullptr;
+                                      });
         }
 
         // __specula_loop_done__(id): a cell's statements ran to their end in
