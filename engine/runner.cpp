@@ -4,8 +4,10 @@
 #include <cfenv>
 #include <iterator>
 #include <map>
+#include <optional>
 
 #include "backends/interrupt.hpp"
+#include "backends/thread_signals.hpp"
 #include "engine/chunk_rows.hpp"
 #include "engine/formatted_text.hpp"
 #include "engine/numpy_api.hpp"
@@ -580,6 +582,17 @@ namespace specula::engine
         built_lists lists;
         fill_buffer(wb, spec, outputs, values, spec.globals.ptr(), store_effect, rr.stores, lists);
         py::object ret = build(spec.result, outputs, values, lists);
+        // Printing runs Python's stream code, where a signal handler may
+        // raise between two effects of the commit; a chunk's replayed prints
+        // come before its names' final values, so an interrupt there would
+        // leave a state no whole number of iterations gives. Signals that
+        // arrive during the commit wait for its end (CPython raises them
+        // after the call or iteration); earlier ones are taken below.
+        std::optional<backends::async_signals_blocked> hold_signals;
+        if (wb.prints())
+        {
+            hold_signals.emplace();
+        }
         if (!rr.stores.empty())
         {
             if (!run_sunk_stores(rr.stores, report))

@@ -22,6 +22,7 @@ namespace specula::engine
 
     void write_buffer::add_print(py::tuple args, py::object sep, py::object end)
     {
+        m_prints = true;
         m_effects.push_back({kind::print,
                              py::none(),
                              py::none(),

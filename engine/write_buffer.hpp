@@ -39,6 +39,8 @@ namespace specula::engine
         void add_print(py::tuple args, py::object sep, py::object end);
         void add_deferred(std::function<int()> apply);
         bool empty() const { return m_effects.empty(); }
+        // Whether committing runs Python's stream code (a print effect).
+        bool prints() const { return m_prints; }
         void drop() { m_effects.clear(); }
         // Returns false with a Python exception set when an effect failed
         // (only I/O of print can, the targets were guarded).
@@ -56,5 +58,6 @@ namespace specula::engine
             std::function<int()> apply;
         };
         std::vector<pending> m_effects;
+        bool m_prints = false;
     };
 } // namespace specula::engine

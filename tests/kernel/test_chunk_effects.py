@@ -8,6 +8,7 @@ the loops meant to chunk must show chunked iterations in specula.report()."""
 import pytest
 
 from chunk_effect_programs import PROGRAMS
+from kernel_harness import collect, shell_reply
 from test_cell_loops import _interrupt_loop, _report, _stdout, execute, kernels  # noqa: F401 (the fixture)
 import test_loop_chunks
 
@@ -70,5 +71,43 @@ def test_interrupt_during_a_chunk_with_effects_commits_whole_iterations(kernels)
                                   "      steps - 1 <= ii <= steps)")
     # Every chunk committed all of its iterations' appends or none.
     assert _stdout(messages).splitlines()[-1] == "True True True True True True", _stdout(messages)
+    rows = [r for r in _report(kc) if r["kind"] == "loop" and r.get("chunks", 0) > 0]
+    assert rows, "the interrupted loop never ran in chunks"
+
+
+def test_interrupt_while_a_chunk_commit_prints_leaves_whole_iterations(kernels):
+    # Most of this loop's time is its chunks' commits printing K lines, so
+    # interrupts land in the middle of that replay: the lines printed, the
+    # list and the names must still be those of one whole number of
+    # iterations (before, the lines and appends of the first iterations of
+    # the chunk were written and its names never got their values).
+    km, kc = kernels["thr0"]
+    execute(kc, "%reset -f", store_history=False)
+    execute(kc, "import numpy as np\npa = np.zeros(4)\nsteps = 0.0\nvals = []")
+    start = 0
+    for attempt in range(6):
+        running = f"it {float(start + 3000)}\n"
+        msg_id = kc.execute("for pi in range(10**9):\n"
+                            "    pa += 1.0\n"
+                            "    steps = steps + 1.0\n"
+                            "    vals.append(steps)\n"
+                            "    print(f'it {steps}')\n")
+        text = ""
+        while running not in text:
+            msg = kc.get_iopub_msg(timeout=60)
+            if msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "stream":
+                text += msg["content"]["text"]
+        km.interrupt_kernel()
+        reply = shell_reply(kc, msg_id, timeout=60)
+        text += _stdout(collect(kc, msg_id))
+        assert reply["content"]["status"] == "error", reply["content"]
+        assert reply["content"]["ename"] == "KeyboardInterrupt", reply["content"]
+        reply, messages = execute(kc, "print(steps, len(vals), float(pa[0]), "
+                                      "vals == [float(k + 1) for k in range(len(vals))])")
+        steps, count, pa0, consecutive = _stdout(messages).split()
+        assert float(steps) == float(count) == float(pa0) and consecutive == "True", _stdout(messages)
+        want = "".join(f"it {float(k + 1)}\n" for k in range(start, int(float(steps))))
+        assert text == want, (len(text), len(want), text[-200:], want[-200:])
+        start = int(float(steps))
     rows = [r for r in _report(kc) if r["kind"] == "loop" and r.get("chunks", 0) > 0]
     assert rows, "the interrupted loop never ran in chunks"
