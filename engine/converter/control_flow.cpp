@@ -244,14 +244,21 @@ namespace specula::engine::converter
             return out;
         }
         const surface number = number_surface(a, m_arrays);
+        const surface other = number_surface(b, m_arrays);
         if ((a.k != cval::kind::array || b.k != cval::kind::array) && number != surface::ndarray &&
-            number_surface(b, m_arrays) == number)
+            other == number)
         {
             // Python numbers of one type (`pos = 0` on one side, the carried
             // int on the other): graph values of that surface, so the IF
             // gives the number either side leaves.
             return merge_values(number_value(a, number, node), number_value(b, number, node), pairs,
                                 what, node);
+        }
+        if (number != other)
+        {
+            // A Python float on one side, a NumPy scalar or an int on the
+            // other: CPython's value would have another type after the if.
+            fail(what + " of different types on the two sides of an if on array data", node);
         }
         if (a.k != cval::kind::array || b.k != cval::kind::array)
         {
