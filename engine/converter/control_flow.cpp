@@ -74,6 +74,28 @@ namespace specula::engine::converter
             }
             return false;
         }
+
+        // The Python number a value is (py_int, py_float, py_bool: a literal,
+        // a guarded constant or a graph value of that surface), else ndarray.
+        surface number_surface(const cval& v, const std::vector<array_entry>& arrays)
+        {
+            if (v.k == cval::kind::constant)
+            {
+                PyObject* o = v.obj.ptr(); // borrowed from v.obj
+                return PyBool_Check(o)         ? surface::py_bool
+                       : PyLong_CheckExact(o)  ? surface::py_int
+                       : PyFloat_CheckExact(o) ? surface::py_float
+                                               : surface::ndarray;
+            }
+            if (v.k != cval::kind::array)
+            {
+                return surface::ndarray;
+            }
+            const surface s = arrays[static_cast<size_t>(v.arr)].surf;
+            const bool number =
+                s == surface::py_int || s == surface::py_float || s == surface::py_bool;
+            return number ? s : surface::ndarray;
+        }
     } // namespace
 
     // `while cond:` where every trip's condition is known under the guards
@@ -221,6 +243,23 @@ namespace specula::engine::converter
             }
             return out;
         }
+        const surface number = number_surface(a, m_arrays);
+        const surface other = number_surface(b, m_arrays);
+        if ((a.k != cval::kind::array || b.k != cval::kind::array) && number != surface::ndarray &&
+            other == number)
+        {
+            // Python numbers of one type (`pos = 0` on one side, the carried
+            // int on the other): graph values of that surface, so the IF
+            // gives the number either side leaves.
+            return merge_values(number_value(a, number, node), number_value(b, number, node), pairs,
+                                what, node);
+        }
+        if (number != other)
+        {
+            // A Python float on one side, a NumPy scalar or an int on the
+            // other: CPython's value would have another type after the if.
+            fail(what + " of different types on the two sides of an if on array data", node);
+        }
         if (a.k != cval::kind::array || b.k != cval::kind::array)
         {
             fail(what + " given different non-array values by an if on array data", node);
@@ -241,6 +280,35 @@ namespace specula::engine::converter
         placeholder.k = cval::kind::array;
         placeholder.arr = -static_cast<int>(pairs.size());
         return placeholder;
+    }
+
+    // A Python number merged by an IF as a graph value of surface `s`: a
+    // constant becomes an int64 (a Python int, its range the one value),
+    // float64 or bool constant of the graph; a graph value stays itself.
+    cval converter::number_value(const cval& v, surface s, py::handle node)
+    {
+        if (v.k == cval::kind::array)
+        {
+            return v;
+        }
+        if (s == surface::py_float)
+        {
+            return new_array(scalar_constant(v, ir::dtype::float64, node), s);
+        }
+        if (s == surface::py_bool)
+        {
+            return new_array(scalar_constant(v, ir::dtype::bool_, node), s);
+        }
+        int overflow = 0;
+        const long long i = PyLong_AsLongLongAndOverflow(v.obj.ptr(), &overflow);
+        if (overflow != 0)
+        {
+            fail("Python int beyond 64 bits given by an if on array data", node);
+        }
+        cval out = new_array(scalar_constant(v, ir::dtype::int64, node), s);
+        m_arrays[static_cast<size_t>(out.arr)].int_lo = i;
+        m_arrays[static_cast<size_t>(out.arr)].int_hi = i;
+        return out;
     }
 
     // `if <0-d array value>:` with both sides convertible: an IR IF whose

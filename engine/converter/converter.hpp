@@ -660,6 +660,7 @@ namespace specula::engine::converter
         bool profiled_while_test(py::handle node, const cval& test, int trips);
         cval merge_values(const cval& a, const cval& b, std::vector<std::pair<int, int>>& pairs,
                           const std::string& what, py::handle node);
+        cval number_value(const cval& v, surface s, py::handle node);
 
         // while_loop.cpp: `while` on data as an IR LOOP with a condition
         bool wants_while_loop(py::handle node) const;

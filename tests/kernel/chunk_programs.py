@@ -348,6 +348,55 @@ PROGRAMS = [
         "    assert xb.max() < 50.0, i\n",
         "print(i, w, xb.shape, xb.base is X, xb[3])",
     ]),
+    chunk_program("if_on_a_carried_int_resets_it", [
+        # The demo RNN's wrap-around: a carried int reset to 0 by an `if` on
+        # it (in a chunk graph an IR IF: the literal on one side, the int on
+        # the other), every 8 iterations, so resets happen inside chunks; an
+        # array, a float and a bool reset with it.
+        SETUP + "acc = np.zeros(3)\npos, scale, wrapped = 0, 1.0, False\nT = 6",
+        "for it in range(300):\n"
+        "    if pos + T + 1 >= 50:\n"
+        "        acc, pos, scale, wrapped = np.zeros(3), 0, 1.0, True\n"
+        "    acc = acc * 0.5 + pos * 0.25 + np.arange(3.0) * scale\n"
+        "    scale = scale * 0.9\n"
+        "    pos = pos + 7\n"
+        "print(it, pos, type(pos).__name__, scale, wrapped, acc)",
+        # The demo's form: the `if` inside a function the cell loop calls,
+        # with an int changed by two expressions on the two sides of an `if`
+        # on array data.
+        "def step(h, pos, k):\n"
+        "    if pos + T + 1 >= 40:\n"
+        "        h, pos = np.zeros(3), 0\n"
+        "    h = np.tanh(h + pos * 0.1)\n"
+        "    if h[0] > 0.5:\n"
+        "        k = k - 3\n"
+        "    else:\n"
+        "        k = k + 2\n"
+        "    return h, pos + T, k\n"
+        "h, pos, k = np.zeros(3), 0, 5\n"
+        "for it in range(200):\n"
+        "    h, pos, k = step(h, pos, k)\n"
+        "print(pos, type(pos).__name__, k, type(k).__name__, h)",
+        # Inside a function.
+        "def train(n, start):\n"
+        "    h, pos, k = np.ones(3), start, 0\n"
+        "    for it in range(n):\n"
+        "        h, pos, k = step(h, pos, k)\n"
+        "    return h, pos, k\n"
+        "print(train(150, 0), train(150, 9))",
+    ]),
+    chunk_program("if_on_a_carried_int_leaving_the_relaxed_range", [
+        # The int grows past 2**31 - 1 in the middle of the loop: the chunk
+        # that would leave the range fails its assert and replays one by
+        # one, and CPython goes on with a big int; the reset never happens.
+        SETUP + "acc = np.zeros(2)\nn = 2**31 - 400",
+        "for it in range(250):\n"
+        "    if n >= 2**40:\n"
+        "        n = 0\n"
+        "    acc = acc + 1.0\n"
+        "    n = n + 5\n"
+        "print(it, n, type(n).__name__, n - 2**31, acc)",
+    ]),
     chunk_program("minibatch_slices_that_cannot_chunk", [
         # The sliced array is updated in place by the body: its slices
         # are views that must see the updates, so no chunks.
