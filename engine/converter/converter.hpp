@@ -576,6 +576,10 @@ namespace specula::engine::converter
                                  const std::function<py::handle(const std::string&)>& at);
         // while_chunk.cpp: a `while` loop's test and trip count in a chunk
         void check_chunk_while_test(py::handle test);
+        PyObject* test_name_value(py::handle name) const;
+        bool numpy_function(py::handle func) const;
+        bool array_receiver(py::handle node);
+        bool python_number(py::handle node) const;
         bool shadowed(py::handle name) const;
         ir::value_id chunk_while_next(py::handle test);
         void carry_chunk_trips(ir::region_id region, std::vector<ir::value_id>& init,

@@ -161,6 +161,31 @@ PROGRAMS = [
         "    n += 1\n"
         "print(n, a, b)",
     ], chunks=False),
+    chunk_program("numpy_functions_and_reductions_in_the_test", [
+        SETUP + "x = np.linspace(1.0, 4.0, 6)\nn = 0",
+        "while np.abs(x - 2.0).max() > 1e-9 and x.size > 0:\n"
+        "    x = x - 0.05 * (x - 2.0)\n"
+        "    n += 1\n"
+        "print(n, x)",
+        "e = np.full(3, 5.0)\n"
+        "while (e * 2.0).sum() > 1.0:\n"
+        "    e = e * 0.8\n"
+        "print(e)",
+    ]),
+    chunk_program("test_calls_a_method_of_a_python_object", [
+        SETUP + "class Budget:\n"
+        "    def __init__(self):\n"
+        "        self.calls = 0\n"
+        "    def more(self):\n"
+        "        self.calls += 1\n"
+        "        return self.calls < 50\n"
+        "budget = Budget()\nv = np.ones(2)\nn = 0",
+        "while budget.more() and n < 60:\n"
+        "    v = v + 1.0\n"
+        "    n += 1\n"
+        "print(n, v, budget.calls)",
+        "del budget  # (its repr holds its address)",
+    ], chunks=False),
     chunk_program("test_calls_a_python_function", [
         SETUP + "def limit():\n    return 80\n",
         "q = 0\nz = np.zeros(2)\n"
