@@ -19,6 +19,9 @@ namespace specula::engine::chunk_steps
         constexpr std::int64_t max_compiles = 4;
         // Chunks that keep failing cost their work twice: stop after this many.
         constexpr std::int64_t max_failures = 16;
+        // A chunk of this many iterations stands for the loop's steady state
+        // (its fixed costs spread over enough of them).
+        constexpr std::int64_t judged_size = 16;
 
         // The chunk graph for this situation, compiled when missing or when
         // its guards fail (a bounded number of times).
@@ -150,7 +153,6 @@ namespace specula::engine::chunk_steps
                           double per_iteration)
         {
             constexpr std::int64_t chunk_samples = 3;
-            constexpr std::int64_t judged_size = 16;
             constexpr double slower = 1.25;
             if (k < judged_size && next_k > k)
             {
@@ -302,12 +304,19 @@ namespace specula::engine::chunk_steps
             rec.r->record_graph_run();
         }
         cur.chunked = true;
+        const double per_iteration =
+            std::chrono::duration<double>(now - ran_from).count() / static_cast<double>(trips);
         if (trips < k)
         {
-            return; // the loop ended inside the chunk: no steady size to learn from
+            // A `while` loop that ended inside the chunk: no size to learn
+            // from, but enough trips still stand for its steady state (a loop
+            // shorter than one chunk is judged too).
+            if (trips >= judged_size)
+            {
+                judge_chunks(rec, trips, trips, per_iteration);
+            }
+            return;
         }
-        const double per_iteration =
-            std::chrono::duration<double>(now - ran_from).count() / static_cast<double>(k);
         const auto fits =
             static_cast<std::int64_t>(loop_chunks::chunk_budget_s / std::max(per_iteration, 1e-9));
         cur.next_k = std::clamp<std::int64_t>(std::min(2 * k, fits), 2, max_chunk);
