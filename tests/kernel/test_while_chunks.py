@@ -64,3 +64,25 @@ def test_interrupt_during_a_while_chunk_commits_whole_iterations(kernels):
     assert _stdout(messages).splitlines()[-1] == "True True True", _stdout(messages)
     rows = [r for r in _report(kc) if r["kind"] == "loop" and r.get("chunks", 0) > 0]
     assert rows, "the interrupted loop never ran in chunks"
+
+
+def test_interrupt_during_a_while_chunk_in_a_function_commits_whole_iterations(kernels):
+    km, kc = kernels["thr0"]
+    execute(kc, "%reset -f", store_history=False)
+    execute(kc, "import numpy as np\nfa = np.zeros(20000)\nfb = np.zeros(20000)\nalive = True\n"
+                "def spin(a, b):\n"
+                "    steps = 0\n"
+                "    print('running')\n"
+                "    while alive:\n"
+                "        a += 1.0\n"
+                "        b += 1.0\n"
+                "        steps += 1\n"
+                "    return steps\n")
+    content = _interrupt_loop(km, kc, "spin(fa, fb)", "running")
+    assert content["status"] == "error" and content["ename"] == "KeyboardInterrupt"
+    reply, messages = execute(kc, "print(fa[0] > 0, bool((fa == fb).all()), bool((fa == fa[0]).all()))")
+    # Both arrays updated by the same whole number of iterations.
+    assert _stdout(messages).splitlines()[-1] == "True True True", _stdout(messages)
+    rows = [r for r in _report(kc) if r["kind"] == "loop" and r["name"].startswith("spin")
+            and r.get("chunks", 0) > 0]
+    assert rows, "the interrupted loop never ran in chunks"
