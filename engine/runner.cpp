@@ -390,27 +390,6 @@ namespace specula::engine
             }
         }
 
-        // The iterations a chunk ran: its trip count input, or the trips a
-        // `while` loop's chunk reports (an int output, or a 0-d array NumPy
-        // allocated for it).
-        std::int64_t trip_count(const specialisation& spec, const std::vector<py::object>& outputs,
-                                const std::vector<PyObject*>& values)
-        {
-            if (spec.chunk_trips_output < 0)
-            {
-                return PyLong_AsLongLong(values[static_cast<size_t>(spec.chunk_trips)]);
-            }
-            py::object n = py::reinterpret_steal<py::object>(PyNumber_Index(
-                outputs[static_cast<size_t>(spec.chunk_trips_output)].ptr())); // new reference
-            const long long trips = n ? PyLong_AsLongLong(n.ptr()) : -1;
-            if (trips < 0)
-            {
-                PyErr_Clear();
-                throw std::runtime_error("trip count of a chunk not readable at commit");
-            }
-            return trips;
-        }
-
         void fill_buffer(write_buffer& wb, const specialisation& spec,
                          const std::vector<py::object>& outputs,
                          const std::vector<PyObject*>& values, PyObject* globals,
@@ -421,7 +400,7 @@ namespace specula::engine
             {
                 // A chunk's iterations, each one's effects in program order,
                 // as CPython would have made them one iteration after another.
-                const std::int64_t trips = trip_count(spec, outputs, values);
+                const std::int64_t trips = chunk_trip_count(spec, outputs, values);
                 lists.chunk_rows = &spec.chunk_rows;
                 lists.last_row = trips - 1;
                 for (lists.row = 0; lists.row < trips; ++lists.row)
