@@ -1,5 +1,7 @@
 #include "engine/chunk_rows.hpp"
 
+#include <stdexcept>
+
 #include "engine/numpy_api.hpp"
 
 namespace specula::engine
@@ -50,5 +52,24 @@ namespace specula::engine
             throw py::error_already_set();
         }
         return py::reinterpret_steal<py::object>(made);
+    }
+
+    std::int64_t chunk_trip_count(const specialisation& spec,
+                                  const std::vector<py::object>& outputs,
+                                  const std::vector<PyObject*>& values)
+    {
+        if (spec.chunk_trips_output < 0)
+        {
+            return PyLong_AsLongLong(values[static_cast<size_t>(spec.chunk_trips)]);
+        }
+        py::object n = py::reinterpret_steal<py::object>(PyNumber_Index(
+            outputs[static_cast<size_t>(spec.chunk_trips_output)].ptr())); // new reference
+        const long long trips = n ? PyLong_AsLongLong(n.ptr()) : -1;
+        if (trips < 0)
+        {
+            PyErr_Clear();
+            throw std::runtime_error("trip count of a chunk not readable at commit");
+        }
+        return trips;
     }
 } // namespace specula::engine

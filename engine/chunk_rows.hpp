@@ -19,4 +19,12 @@ namespace specula::engine
     // py::error_already_set (memory only: the stacked array has K rows).
     py::object chunk_row_object(const chunk_row& row, const std::vector<py::object>& outputs,
                                 std::int64_t j, bool last);
+
+    // The iterations a chunk ran, whose effects the commit replays: its trip
+    // count input, or the trips a `while` loop's chunk reports (an int
+    // output, or a 0-d array NumPy allocated for it). Throws
+    // std::runtime_error when that output is not an int.
+    std::int64_t chunk_trip_count(const specialisation& spec,
+                                  const std::vector<py::object>& outputs,
+                                  const std::vector<PyObject*>& values);
 } // namespace specula::engine

@@ -298,9 +298,10 @@ namespace specula::engine
         void write_chunks(std::ostringstream& out, const loop_chunk_record& c)
         {
             out << "  chunks: ";
-            if (c.target.empty())
+            if (!c.chunkable())
             {
-                out << "none (not a for loop over a range with one target name)\n";
+                out << "none (not a while loop nor a for loop with one target name or a tuple of "
+                       "names)\n";
                 return;
             }
             out << c.chunks << " chunk(s) ran " << c.iterations << " iteration(s) in " << c.time_s

@@ -8,7 +8,9 @@
 // time a chunk may take (an interrupt waits for the chunk to end). A chunk
 // that fails (an assert, a value NumPy would raise on) commits nothing; its
 // iterations are then run one by one through the per-iteration graph, which
-// falls back to CPython at exactly the failing iteration.
+// falls back to CPython at exactly the failing iteration. The steps every
+// chunk goes through are chunk_steps.hpp's; a `while` loop's chunks are
+// while_chunks.hpp's.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -36,7 +38,7 @@ namespace specula::engine
     // Per loop region: the chunk graph and what the report says about it.
     struct loop_chunk_record
     {
-        std::string target; // the `for` loop's target name ("" : no chunks)
+        std::string target; // the `for` loop's target name ("": none, or a `while` loop)
         // A tuple target's names in order (`for w, b in layers`; `target`
         // then reads "(w, b)"); empty for one name.
         std::vector<std::string> parts;
@@ -70,6 +72,12 @@ namespace specula::engine
         std::vector<bool> sides;
         std::string reason; // why the loop runs no (more) chunks
         bool refused = false;
+        // A `while` loop's test (its AST; null for a `for` loop): such a
+        // loop runs in chunks too (while_chunks.hpp).
+        pybind11::object while_test;
+        // Whether the loop may run in chunks at all: a `for` loop with a
+        // target the engine can bind, or a `while` loop.
+        bool chunkable() const { return !target.empty() || static_cast<bool>(while_test); }
     };
 
     // Where a running loop is: the range, list or tuple iterator CPython's

@@ -13,6 +13,7 @@
 #include "engine/loop_locals.hpp"
 #include "engine/py_errors.hpp"
 #include "engine/sources.hpp"
+#include "engine/while_chunks.hpp"
 
 namespace specula::engine
 {
@@ -130,6 +131,10 @@ namespace specula::engine
                 }
                 rec->chunk.target = "(" + label + ")";
             }
+            if (!cell && d.size() > 8 && !d[8].is_none())
+            {
+                rec->chunk.while_test = d[8]; // while_chunks.hpp
+            }
             if (cell)
             {
                 hold_first_run(*rec->r);
@@ -179,6 +184,17 @@ namespace specula::engine
             return st.rec != nullptr ? &st : nullptr;
         }
 
+        // A chunk of a `for` loop (loop_chunks.hpp) or a `while` loop
+        // (while_chunks.hpp) from the iteration being entered on.
+        loop_chunks::chunk_exit run_chunk(region_record& rec, loop_cursor& cursor,
+                                          PyObject* globals, PyObject* builtins, PyCodeObject* code,
+                                          PyObject* const* locals, loop_locals* writer)
+        {
+            return rec.chunk.while_test
+                       ? while_chunks::run(rec, cursor, globals, builtins, code, locals, writer)
+                       : loop_chunks::run(rec, cursor, globals, builtins, code, locals, writer);
+        }
+
         // One entry of a loop at a cell's module level: every name is a
         // global. A new reference to True (ran as a graph) or False, or NULL
         // with an exception set.
@@ -190,8 +206,7 @@ namespace specula::engine
             {
                 Py_RETURN_FALSE;
             }
-            switch (loop_chunks::run(rec, cursor, view.globals, view.builtins, nullptr, nullptr,
-                                     nullptr))
+            switch (run_chunk(rec, cursor, view.globals, view.builtins, nullptr, nullptr, nullptr))
             {
             case loop_chunks::chunk_exit::ran:
                 g_broke = false;
@@ -253,8 +268,8 @@ namespace specula::engine
             {
                 Py_RETURN_FALSE;
             }
-            switch (loop_chunks::run(rec, cursor, view.globals, view.builtins, view.code,
-                                     view.locals, &locals))
+            switch (run_chunk(rec, cursor, view.globals, view.builtins, view.code, view.locals,
+                              &locals))
             {
             case loop_chunks::chunk_exit::ran:
                 g_broke = false;
@@ -415,6 +430,10 @@ namespace specula::engine
             }
             // The previous run's last iteration was not timed to its end.
             st->timing = false;
+            if (st->rec->chunk.while_test)
+            {
+                while_chunks::start(st->cursor); // (a `for` loop's: __specula_iter__)
+            }
             if (is_terminal(st->rec->r->state()))
             {
                 settle(id);

@@ -80,7 +80,9 @@ namespace specula::engine
             d["chunk_failures"] = c.failures;
             d["chunk_time_s"] = c.time_s;
             std::string why =
-                c.target.empty() ? "not a for loop over a range with one target name" : c.reason;
+                !c.chunkable()
+                    ? "not a while loop nor a for loop with one target name or a tuple of names"
+                    : c.reason;
             d["chunk_reason"] = why.empty() ? py::object(py::none()) : py::object(py::str(why));
         }
     } // namespace

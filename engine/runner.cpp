@@ -402,8 +402,7 @@ namespace specula::engine
             {
                 // A chunk's iterations, each one's effects in program order,
                 // as CPython would have made them one iteration after another.
-                const std::int64_t trips =
-                    PyLong_AsLongLong(values[static_cast<size_t>(spec.chunk_trips)]);
+                const std::int64_t trips = chunk_trip_count(spec, outputs, values);
                 lists.chunk_rows = &spec.chunk_rows;
                 lists.last_row = trips - 1;
                 for (lists.row = 0; lists.row < trips; ++lists.row)

@@ -136,10 +136,12 @@ namespace specula::engine
         std::vector<effect_plan> effects;
         // A chunk's per-iteration effects (appends, prints), committed once
         // per iteration in order before `effects`; the trip count is the
-        // value of source `chunk_trips`.
+        // value of source `chunk_trips`, or, for a `while` loop's chunk, of
+        // output `chunk_trips_output` (the trips that ran).
         std::vector<effect_plan> trip_effects;
         std::vector<chunk_row> chunk_rows;
         int chunk_trips = -1;
+        int chunk_trips_output = -1;
         value_plan result;
         std::vector<std::string> exit_reasons; // per assert exit id
         std::map<std::uint32_t, std::int64_t> exit_failures;

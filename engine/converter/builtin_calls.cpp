@@ -188,6 +188,12 @@ namespace specula::engine::converter
             }
             return new_array(m_builder->unary(ir::op::ABS, e.value), e.surf);
         }
+        if (name == "bool" && p.size() == 1 && p[0].k == cval::kind::array)
+        {
+            // A Python number, NumPy scalar or 0-d array (`bool(err < tol)`):
+            // __bool__ is `!= 0`, NaN true; larger arrays are refused there.
+            return new_array(truth_value(p[0], node), surface::py_bool);
+        }
         fail("builtin " + name + " on array data", node);
     }
 } // namespace specula::engine::converter

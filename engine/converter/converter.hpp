@@ -324,6 +324,9 @@ namespace specula::engine::converter
         // (chunk_sequences.cpp). Empty for a range.
         std::vector<sequence_items> items;
         std::vector<std::string> parts;
+        // A `while` loop's test (while_chunk.cpp): the LOOP's condition,
+        // evaluated after every trip; `target` is then empty. Null for `for`.
+        py::object while_test;
     };
 
     // A first-axis slice of an array carried by a chunk whose bounds the
@@ -571,10 +574,22 @@ namespace specula::engine::converter
         // chunk_swaps.cpp: names trading arrays; the permutation's order
         std::int64_t chunk_swaps(carried_loop& loop, std::vector<ir::value_id>& results,
                                  const std::function<py::handle(const std::string&)>& at);
+        // while_chunk.cpp: a `while` loop's test and trip count in a chunk
+        void check_chunk_while_test(py::handle test);
+        PyObject* test_name_value(py::handle name) const;
+        bool numpy_function(py::handle func) const;
+        bool array_receiver(py::handle node);
+        bool python_number(py::handle node) const;
+        bool shadowed(py::handle name) const;
+        ir::value_id chunk_while_next(py::handle test);
+        void carry_chunk_trips(ir::region_id region, std::vector<ir::value_id>& init,
+                               std::vector<ir::value_id>& results);
+        cval chunk_trips_value(ir::value_id out);
         void finish_loop_chunk(const loop_chunk_scope& scope,
                                const std::vector<carried_slot>& slots,
                                const std::vector<bool>& rebound,
-                               const std::vector<ir::value_id>& outs, py::handle node);
+                               const std::vector<ir::value_id>& outs, py::handle node,
+                               const cval* trips = nullptr);
         // chunk_slices.cpp: slices of carried arrays computed from the target
         int_expr_ptr chunk_expr_of(const cval& v) const;
         bool chunk_slice(const cval& container, const cval& lo, const cval& hi, py::handle index,

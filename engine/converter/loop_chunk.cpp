@@ -1,5 +1,7 @@
-// A chunk of a stable loop: the body of a `for` over a range, run for the
-// next K iterations as one IR LOOP (loop_chunks.cpp decides when). The names
+// A chunk of a stable loop: the body of a `for` over a range (a list, a
+// tuple), run for the next K iterations as one IR LOOP (loop_chunks.cpp
+// decides when), or of a `while` loop, whose LOOP also has the test as its
+// condition and carries its trip count (while_chunk.cpp). The names
 // the body binds, and the arrays it mentions (which it may update in place),
 // are the loop's carried values; the target is `start + counter * step`;
 // after the LOOP the names it rebound are written back once (globals: one
@@ -160,6 +162,11 @@ namespace specula::engine::converter
             m_file = scope.file;
             m_cell_mode = true;
         }
+        const bool is_while = static_cast<bool>(scope.while_test);
+        if (is_while)
+        {
+            check_chunk_while_test(scope.while_test);
+        }
         const int params = static_cast<int>(scope.locals.size());
         int step_src = -1;
         cval start = chunk_parameter(params, "chunk start", true, m_chunk_start_src);
@@ -172,9 +179,11 @@ namespace specula::engine::converter
         }
         const long long step_value = PyLong_AsLongLong(step.obj.ptr());
         m_chunk_step = step_value;
-        // The names the target binds (a tuple target's parts).
-        const std::vector<std::string> targets =
-            scope.parts.empty() ? std::vector<std::string>{scope.target} : scope.parts;
+        // The names the target binds (a tuple target's parts; none for `while`).
+        const std::vector<std::string> targets = is_while ? std::vector<std::string>{}
+                                                 : scope.parts.empty()
+                                                     ? std::vector<std::string>{scope.target}
+                                                     : scope.parts;
         std::vector<cval> items;
         m_chunk_over_items = !scope.items.empty();
         for (size_t p = 0; p < scope.items.size(); ++p)
@@ -242,7 +251,7 @@ namespace specula::engine::converter
                     m_locals[targets[p]] = chunk_item(items[p], counter, scope.items[p]);
                 }
             }
-            else
+            else if (!is_while)
             {
                 m_locals[scope.target] = chunk_range_target(start, counter, step_value, scope);
             }
@@ -250,11 +259,19 @@ namespace specula::engine::converter
             m_in_chunk = true;
             p_chunk_loop = &loop;
             chunk_trip(statements, loop);
+            // A `while` loop's next trip runs while its test holds.
+            const ir::value_id next = is_while ? chunk_while_next(scope.while_test) : ir::no_id;
             m_in_chunk = false;
             views = settle_chunk_views(loop, scope, first);
             auto at = [&](const std::string& name) { return binding_statement(statements, name); };
             std::vector<ir::value_id> results(loop.slots.size(), ir::no_id);
             plan.period = chunk_swaps(loop, results, at);
+            if (is_while && plan.period != 1)
+            {
+                // The trips a chunk runs are the data's: the names would not
+                // reach their own objects again.
+                fail("names trading arrays in a while loop run in chunks", first);
+            }
             for (size_t k = 0; k < loop.slots.size(); ++k)
             {
                 carried_slot& s = loop.slots[k];
@@ -267,20 +284,35 @@ namespace specula::engine::converter
                 }
             }
             stack_chunk_rows(loop, region, init, results, rebound, first);
+            if (is_while)
+            {
+                carry_chunk_trips(region, init, results);
+                results.insert(results.begin(), next);
+            }
             m_builder->set_results(region, results);
         }
         const ir::value_id count = m_arrays[static_cast<size_t>(trips.arr)].value;
+        // A `while` loop's first trip is the iteration CPython entered: its
+        // test held.
+        const ir::value_id first_test =
+            is_while ? m_builder->constant(ir::scalar::of_bool(true)) : ir::no_id;
         std::vector<ir::value_id> outs =
-            m_builder->loop(ir::loop_attr{true, false}, count, ir::no_id, init, region);
-        if (!m_builder->ok() || outs.size() != loop.slots.size() + m_chunk_stacks.size())
+            m_builder->loop(ir::loop_attr{true, is_while}, count, first_test, init, region);
+        const size_t carried = loop.slots.size() + m_chunk_stacks.size() + (is_while ? 1 : 0);
+        if (!m_builder->ok() || outs.size() != carried)
         {
             fail("loop run in chunks (IR: " + m_builder->state().message() + ")", first);
+        }
+        cval ran;
+        if (is_while)
+        {
+            ran = chunk_trips_value(outs.back());
         }
         finish_chunk_rows(outs, loop.slots.size());
         outs.resize(loop.slots.size());
         plan.slices = m_chunk_checks;
         m_views_after = views;
-        finish_loop_chunk(scope, loop.slots, rebound, outs, first);
+        finish_loop_chunk(scope, loop.slots, rebound, outs, first, is_while ? &ran : nullptr);
     }
 
     // One iteration of the chunk's body, statement by statement, so that a
@@ -312,7 +344,8 @@ namespace specula::engine::converter
     void converter::finish_loop_chunk(const loop_chunk_scope& scope,
                                       const std::vector<carried_slot>& slots,
                                       const std::vector<bool>& rebound,
-                                      const std::vector<ir::value_id>& outs, py::handle node)
+                                      const std::vector<ir::value_id>& outs, py::handle node,
+                                      const cval* trips)
     {
         m_locals.clear();
         py::list names;
@@ -347,14 +380,23 @@ namespace specula::engine::converter
         m_result = cval{};
         if (scope.in_function)
         {
-            // As an OSR iteration's: (broke, names, values...).
+            // As an OSR iteration's: (broke, names, values...); a `while`
+            // loop's chunk gives its trips first instead (while_chunks.cpp).
             m_result.k = cval::kind::tuple;
             cval broke;
             broke.obj = py::bool_(false);
+            if (trips != nullptr)
+            {
+                broke = *trips;
+            }
             cval bound;
             bound.obj = py::tuple(names);
             m_result.items = {broke, bound};
             m_result.items.insert(m_result.items.end(), values.begin(), values.end());
+        }
+        else if (trips != nullptr)
+        {
+            m_result = *trips; // the trips a `while` loop's chunk ran
         }
         else
         {

@@ -20,7 +20,11 @@ running as graphs runs in chunks: one graph runs the next K iterations,
 commits them, advances the iterator past them (``__specula_iter__`` gave the
 engine that iterator) and binds the target to the last value, so CPython's
 ``for`` goes on at the next iteration and never runs a committed one again.
-``while`` loops and other iterables run iteration by iteration.
+A stable ``while`` loop runs in chunks too: one graph runs the iteration
+being entered and then, up to K-1 times, evaluates the test and runs the
+body again while it holds; after the commit the marker's ``continue`` lets
+CPython evaluate the test once more (engine/while_chunks.cpp: the test must
+be free of effects). Other iterables run iteration by iteration.
 
 The marker for a loop over anything else is the same, without chunks:
 
@@ -74,7 +78,8 @@ DONE = "__specula_loop_done__"
 # id -> (name, line, original statements, names they mention,
 #        "loop" | "cell" | "function_loop", names the statements bind,
 #        the names a `for` loop's target binds: its counter,
-#        a tuple target's names in order (_chunk_target), else [])
+#        a tuple target's names in order (_chunk_target), else [],
+#        a `while` loop's test (chunks, engine/while_chunks.cpp), else None)
 _loops = []
 # id -> whether iterations still enter the engine; builtins.__specula_loops__.
 # The engine sets an entry to False when the region goes back to CPython for
@@ -138,14 +143,16 @@ def _bound_in(statements):
     return sorted(names)
 
 
-def _register(kind, key, name, line, statements, targets=(), order=()):
+def _register(kind, key, name, line, statements, targets=(), order=(), test=None):
     key = kind + ":" + key
     found = _ids.get(key)
     if found is not None:
         return found
     region_id = len(_loops)
-    _loops.append((name, line, statements, _names_in(statements), kind, _bound_in(statements),
-                   sorted(targets), list(order)))
+    # A `while` test's names are the loop's too: a chunk evaluates the test.
+    mentioned = _names_in(statements + ([test] if test is not None else []))
+    _loops.append((name, line, statements, mentioned, kind, _bound_in(statements),
+                   sorted(targets), list(order), test))
     _flags.append(True)
     _ids[key] = region_id
     return region_id
@@ -162,7 +169,8 @@ def _register_loop(original, cell_number, function=None):
     targets = _bound_in([original.target]) if isinstance(original, ast.For) else []
     names = _chunk_target(original.target) if isinstance(original, ast.For) else None
     order = names if names and len(names) > 1 else []
-    return _register(kind, key, name, original.lineno, original.body, targets, order)
+    test = original.test if isinstance(original, ast.While) else None
+    return _register(kind, key, name, original.lineno, original.body, targets, order, test)
 
 
 def _chunk_target(target):
