@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <iostream>
 
 #include "engine/converter/converter.hpp"
@@ -45,117 +44,6 @@ namespace specula::engine
             return true;
         }
 
-        void refuse(region_record& rec, std::string why)
-        {
-            rec.chunk.refused = true;
-            rec.chunk.reason = std::move(why);
-            rec.chunk.spec.reset();
-        }
-
-        // A counter test (cell_loops._is_counter_test) as an int_expr whose
-        // leaf (source 0) is the target; null when it has no such form.
-        int_expr_ptr counter_expr(py::handle node, const std::string& target)
-        {
-            const std::string kind = py::str(node.get_type().attr("__name__"));
-            if (kind == "Name")
-            {
-                return py::str(node.attr("id")).cast<std::string>() == target
-                           ? int_leaf(0, Py_None, target)
-                           : nullptr;
-            }
-            if (kind == "Constant")
-            {
-                py::object v = node.attr("value");
-                int overflow = 0;
-                const long long c = PyLong_CheckExact(v.ptr())
-                                        ? PyLong_AsLongLongAndOverflow(v.ptr(), &overflow)
-                                        : 0;
-                PyErr_Clear();
-                return PyLong_CheckExact(v.ptr()) && overflow == 0 ? int_constant(c) : nullptr;
-            }
-            static const std::pair<const char*, const char*> ops[] = {
-                {"Add", "+"},       {"Sub", "-"}, {"Mult", "*"},   {"Mod", "%"},
-                {"FloorDiv", "//"}, {"Eq", "=="}, {"NotEq", "!="}, {"Lt", "<"},
-                {"LtE", "<="},      {"Gt", ">"},  {"GtE", ">="}};
-            auto op_text = [&](py::handle op) -> const char*
-            {
-                const std::string name = py::str(op.get_type().attr("__name__"));
-                for (const auto& [n, text] : ops)
-                {
-                    if (name == n)
-                    {
-                        return text;
-                    }
-                }
-                return nullptr;
-            };
-            if (kind == "BinOp")
-            {
-                const char* op = op_text(node.attr("op"));
-                int_expr_ptr a = counter_expr(node.attr("left"), target);
-                int_expr_ptr b = counter_expr(node.attr("right"), target);
-                return op && a && b ? int_binary(op, a, b) : nullptr;
-            }
-            if (kind == "Compare" && py::len(node.attr("ops")) == 1)
-            {
-                const char* op = op_text(py::list(node.attr("ops"))[0]);
-                int_expr_ptr a = counter_expr(node.attr("left"), target);
-                int_expr_ptr b = counter_expr(py::list(node.attr("comparators"))[0], target);
-                return op && a && b ? int_binary(op, a, b) : nullptr;
-            }
-            return nullptr;
-        }
-
-        // The value the target takes `j` iterations after `first` (the
-        // current one): the range's int, or the list's or tuple's item.
-        py::object value_at(const loop_cursor& cur, long long first, std::int64_t j)
-        {
-            if (cur.seq)
-            {
-                return py::reinterpret_borrow<py::object>(loop_sequences::item(cur, first + j));
-            }
-            return py::reinterpret_steal<py::object>(
-                PyLong_FromLongLong(first + j * cur.step)); // new reference
-        }
-
-        // The sides the counter tests take at `value`; false when one cannot
-        // be evaluated exactly.
-        bool sides_at(const loop_chunk_record& c, const py::object& v, std::vector<bool>& sides)
-        {
-            sides.clear();
-            if (c.tests.empty())
-            {
-                return true;
-            }
-            if (!v)
-            {
-                PyErr_Clear();
-                return false;
-            }
-            PyObject* values[1] = {v.ptr()};
-            for (const int_expr_ptr& t : c.tests)
-            {
-                std::int64_t r = 0;
-                if (!t || !evaluate(*t, values, r))
-                {
-                    return false;
-                }
-                sides.push_back(r != 0);
-            }
-            return true;
-        }
-
-        void learn_counter_tests(region_record& rec)
-        {
-            rec.chunk.tests_known = true;
-            py::list tests = py::module_::import("specula.cell_loops")
-                                 .attr("counter_tests")(rec.cell_body, rec.chunk.target);
-            for (py::handle t : tests)
-            {
-                rec.chunk.tests.push_back(counter_expr(t, rec.chunk.target));
-            }
-        }
-
         bool in_counter_range(long long v)
         {
             return v >= converter::relaxed_int_lo && v <= converter::relaxed_int_hi;
@@ -174,7 +62,9 @@ namespace specula::engine
             }
             for (std::int64_t j = 0; j < k && !c.plan->slices.empty(); ++j)
             {
-                py::object v = value_at(cur, value, j);
+                // (Slices computed from a range's target.)
+                py::object v = py::reinterpret_steal<py::object>(
+                    PyLong_FromLongLong(value + j * cur.step)); // new reference
                 for (const converter::chunk_slice_check& check : c.plan->slices)
                 {
                     if (!v || !converter::chunk_slice_holds(check, v.ptr()))
@@ -223,11 +113,15 @@ namespace specula::engine
             {
                 sides.append(py::bool_(b));
             }
+            py::list counters;
+            for (const std::string& name : rec.chunk.counters)
+            {
+                counters.append(py::str(name));
+            }
             // The body with its counter `if`s decided (the run checks every
             // iteration of a chunk takes these sides).
-            py::object body =
-                py::module_::import("specula.cell_loops")
-                    .attr("resolve_counter_tests")(rec.cell_body, rec.chunk.target, sides);
+            py::object body = py::module_::import("specula.cell_loops")
+                                  .attr("resolve_counter_tests")(rec.cell_body, counters, sides);
             converter::converter conv(view, rec.prof, core.whitelist_table(), core.settings());
             auto plan = std::make_shared<converter::loop_chunk_plan>();
             std::shared_ptr<specialisation> spec =
@@ -239,7 +133,7 @@ namespace specula::engine
                     std::cerr << "specula: " << rec.r->name() << ": no chunks: " << diagnostic
                               << "\n";
                 }
-                refuse(rec, diagnostic);
+                loop_chunks::refuse(rec, diagnostic);
                 return nullptr;
             }
             spec->globals = py::reinterpret_borrow<py::object>(view.globals);
@@ -345,13 +239,27 @@ namespace specula::engine
             return PyDict_GetItemWithError(globals, key.ptr());
         }
 
-        // The iteration the loop is at (a range's value, or the index of a
-        // list's or tuple's item), and whether its target holds the value
-        // CPython gave it (the per-iteration path ran the body as is).
-        bool current_value(const region_record& rec, const loop_cursor& cur, PyObject* globals,
+        // The iteration the loop is at (a range's value; a loop over
+        // sequences reads its streams' positions, and its chunks start at
+        // 0), and whether its target holds the value CPython gave it (the
+        // per-iteration path ran the body as is).
+        bool current_value(const region_record& rec, loop_cursor& cur, PyObject* globals,
                            PyObject* const* locals, long long& value, long long& remaining)
         {
-            const Py_ssize_t left = cur.seq ? 0 : PyObject_LengthHint(cur.iter.ptr(), -1);
+            if (!cur.streams.empty())
+            {
+                std::vector<PyObject*> bound;
+                for (const std::string& name : rec.chunk.parts.empty()
+                                                   ? std::vector<std::string>{rec.chunk.target}
+                                                   : rec.chunk.parts)
+                {
+                    bound.push_back(bound_value(rec, globals, locals, name));
+                }
+                PyErr_Clear();
+                value = 0;
+                return loop_sequences::position(cur, bound, remaining);
+            }
+            const Py_ssize_t left = PyObject_LengthHint(cur.iter.ptr(), -1);
             if (left < 0)
             {
                 PyErr_Clear();
@@ -359,18 +267,6 @@ namespace specula::engine
             }
             remaining = left;
             value = cur.start + (cur.len - remaining - 1) * cur.step;
-            if (cur.seq)
-            {
-                std::vector<PyObject*> bound;
-                const bool unpacks = !rec.chunk.parts.empty();
-                for (const std::string& name :
-                     unpacks ? rec.chunk.parts : std::vector<std::string>{rec.chunk.target})
-                {
-                    bound.push_back(bound_value(rec, globals, locals, name));
-                }
-                PyErr_Clear();
-                return loop_sequences::position(cur, bound, unpacks, value, remaining);
-            }
             PyObject* bound = bound_value(rec, globals, locals, rec.chunk.target); // borrowed
             if (bound == nullptr || !PyLong_CheckExact(bound))
             {
@@ -381,93 +277,6 @@ namespace specula::engine
             const long long seen = PyLong_AsLongLongAndOverflow(bound, &overflow);
             PyErr_Clear();
             return overflow == 0 && seen == value;
-        }
-
-        // The one-iteration graph the chunks stand for: the loop's
-        // specialisation with the most graph runs (the most recent one may
-        // be an exception, the first iteration or a short last batch).
-        const spec_cost* steady_graph(const region_record& rec)
-        {
-            const spec_cost* best = nullptr;
-            const auto& specs = rec.r->specialisations();
-            for (std::size_t i = 0; i < specs.size(); ++i)
-            {
-                const spec_cost* cost = specs[i]->cost.get();
-                if (cost != nullptr &&
-                    (best == nullptr || cost->graph.count() > best->graph.count()))
-                {
-                    best = cost;
-                }
-            }
-            return best;
-        }
-
-        // What one iteration costs without chunks: the median of whole
-        // iterations the per-iteration graph ran (marker to marker: a chunk
-        // saves the entry, the commit and CPython's loop step of each one, so
-        // the graph's own samples would understate it), or while fewer were
-        // timed, that graph's median.
-        std::optional<double> one_iteration_s(const region_record& rec)
-        {
-            constexpr std::int64_t wall_samples = 3;
-            const auto& specs = rec.r->specialisations();
-            for (std::size_t i = 0; i < specs.size(); ++i)
-            {
-                if (specs[i]->cost && specs[i]->cost->injected_graph_s)
-                {
-                    return specs[i]->cost->injected_graph_s; // the tests' fixed cost
-                }
-            }
-            if (rec.chunk.iteration_wall.count() >= wall_samples)
-            {
-                return rec.chunk.iteration_wall.median_s();
-            }
-            const spec_cost* steady = steady_graph(rec);
-            return steady != nullptr ? steady->graph.median_s() : std::nullopt;
-        }
-
-        // A chunk saves the per-iteration entry, but its LOOP may cost more
-        // per trip than one graph per iteration (a carried array copied each
-        // trip): after a few chunks of a steady size, slower than the
-        // one-iteration graph's median by the cost check's margin, chunks
-        // stop for this loop. A chunk's fixed costs (guards, per-iteration
-        // checks, copying the carried arrays in and out) are spread over its
-        // iterations, so only chunks that stand for the loop's steady state
-        // are judged: `judged_size` iterations or more, or as many as the
-        // time budget lets the next one run (K no longer grows); not the
-        // first small ones, nor one cut short by the loop's end.
-        void judge_chunks(region_record& rec, std::int64_t k, std::int64_t next_k,
-                          double per_iteration)
-        {
-            constexpr std::int64_t chunk_samples = 3;
-            constexpr std::int64_t judged_size = 16;
-            constexpr double slower = 1.25;
-            if (k < judged_size && next_k > k)
-            {
-                return;
-            }
-            rec.chunk.per_iteration.add(per_iteration);
-            const engine_core& core = engine_core::instance();
-            if (!core.settings().cost_check || rec.chunk.per_iteration.count() < chunk_samples)
-            {
-                return;
-            }
-            const std::optional<double> chunk = rec.chunk.per_iteration.median_s();
-            const std::optional<double> one = one_iteration_s(rec);
-            if (!chunk || !one || *chunk <= slower * *one)
-            {
-                return;
-            }
-            char text[160];
-            std::snprintf(text, sizeof text,
-                          "chunks slower than one graph per iteration (%.3g ms vs %.3g ms per "
-                          "iteration)",
-                          *chunk * 1e3, *one * 1e3);
-            refuse(rec, text);
-            if (core.settings().dump.exits)
-            {
-                std::cerr << "specula: " << rec.r->name() << ": " << text << "\n";
-            }
         }
 
         void chunk_failed(region_record& rec, loop_cursor& cur, std::int64_t k, const char* why)
@@ -484,15 +293,23 @@ namespace specula::engine
             }
             if (rec.chunk.failures >= max_failures)
             {
-                refuse(rec, std::string("chunks failed ") + std::to_string(max_failures) +
-                                " times (last: " + why + ")");
+                loop_chunks::refuse(rec, std::string("chunks failed ") +
+                                             std::to_string(max_failures) + " times (last: " + why +
+                                             ")");
             }
         }
     } // namespace
 
     namespace loop_chunks
     {
-        PyObject* start(loop_cursor& cur, PyObject* iterable)
+        void refuse(region_record& rec, std::string why)
+        {
+            rec.chunk.refused = true;
+            rec.chunk.reason = std::move(why);
+            rec.chunk.spec.reset();
+        }
+
+        PyObject* start(loop_cursor& cur, PyObject* iterable, std::size_t names)
         {
             PyObject* it = PyObject_GetIter(iterable); // new reference
             if (it == nullptr)
@@ -500,7 +317,8 @@ namespace specula::engine
                 return nullptr;
             }
             cur.iter = py::object();
-            cur.seq = py::object();
+            cur.streams.clear();
+            cur.why.clear();
             cur.one_graph = false;
             cur.streak = 0;
             cur.replay = 0;
@@ -523,7 +341,7 @@ namespace specula::engine
                 cur.len = len;
                 return it;
             }
-            loop_sequences::record(cur, iterable, it);
+            loop_sequences::record(cur, iterable, it, names);
             return it;
         }
 
@@ -564,10 +382,10 @@ namespace specula::engine
             }
             if (!rec.chunk.tests_known)
             {
-                learn_counter_tests(rec);
+                learn_counter_tests(rec, cur);
             }
             std::vector<bool> sides;
-            if (!sides_at(rec.chunk, value_at(cur, value, 0), sides) ||
+            if (!sides_at(rec.chunk, values_at(rec, cur, value, 0), sides) ||
                 (rec.chunk.spec && sides != rec.chunk.sides))
             {
                 return chunk_exit::not_run; // another side than the chunk graph's: one iteration
@@ -580,7 +398,7 @@ namespace specula::engine
             std::vector<bool> later;
             for (std::int64_t j = 1; j < k && !rec.chunk.tests.empty(); ++j)
             {
-                if (!sides_at(rec.chunk, value_at(cur, value, j), later) || later != sides)
+                if (!sides_at(rec.chunk, values_at(rec, cur, value, j), later) || later != sides)
                 {
                     k = j; // the chunk ends before the other side
                 }
@@ -591,20 +409,19 @@ namespace specula::engine
             }
             k = fit(rec.chunk, cur, value, k);
             std::vector<sequence_items> items;
-            const std::size_t parts = rec.chunk.parts.size();
-            if (parts > 0 && !cur.seq)
+            if (!rec.chunk.parts.empty() && cur.streams.empty())
             {
                 return chunk_exit::not_run; // a tuple target over a range: CPython raises
             }
-            if (cur.seq)
+            if (!cur.streams.empty())
             {
-                k = loop_sequences::uniform(cur, value, k, parts, items);
+                k = loop_sequences::uniform(cur, k, items);
                 if (k == 0)
                 {
                     // This run's reason; a later run may iterate over others.
-                    rec.chunk.reason = std::string("item ") + std::to_string(value) +
-                                       " is neither a Python float or int nor a C-contiguous "
-                                       "array (a loop over a list or tuple)";
+                    rec.chunk.reason =
+                        "an item is neither a Python float or int nor a C-contiguous "
+                        "array (a loop over a list or tuple)";
                 }
             }
             if (k < 2 || !in_counter_range(value) || !in_counter_range(value + (k - 1) * cur.step))
@@ -626,11 +443,11 @@ namespace specula::engine
             // their size from (converter/chunk_effects.cpp).
             npy_intp rows = static_cast<npy_intp>(k);
             view_locals.push_back(owned.keep(PyArray_ZEROS(1, &rows, NPY_INT8, 0)));
+            std::vector<PyObject*> stacks;
             for (size_t p = 0; p < items.size(); ++p)
             {
-                const int part = parts > 0 ? static_cast<int>(p) : -1;
-                view_locals.push_back(
-                    owned.keep(loop_sequences::stack(cur, value, k, part, parts, items[p])));
+                stacks.push_back(owned.keep(loop_sequences::stack(cur, k, p, items[p])));
+                view_locals.push_back(stacks.back());
             }
             if (PyErr_Occurred())
             {
@@ -652,7 +469,7 @@ namespace specula::engine
                     e.restore(); // the user's interrupt, in conversion: raised here
                     return chunk_exit::fail;
                 }
-                refuse(rec, std::string("no chunks: conversion raised ") + e.what());
+                loop_chunks::refuse(rec, std::string("no chunks: conversion raised ") + e.what());
                 return chunk_exit::not_run;
             }
             if (PyErr_Occurred())
@@ -668,7 +485,7 @@ namespace specula::engine
                 // entry picks one.)
                 return chunk_exit::not_run;
             }
-            if (cur.seq && loop_sequences::items_alias_inputs(cur, value, k, parts, values))
+            if (!cur.streams.empty() && loop_sequences::items_alias_inputs(cur, k, values, stacks))
             {
                 // The graph would read a copy of an array it writes: these
                 // iterations run one by one.

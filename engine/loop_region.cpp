@@ -386,15 +386,17 @@ namespace specula::engine
             {
                 return PyObject_GetIter(args[1]);
             }
-            PyObject* it = loop_chunks::start(st->cursor, args[1]);
+            PyObject* it = loop_chunks::start(
+                st->cursor, args[1], std::max<std::size_t>(1, st->rec->chunk.parts.size()));
             loop_chunk_record& chunk = st->rec->chunk;
             if (it != nullptr && !chunk.refused)
             {
                 // Why this run of the loop has no chunks (none: it may).
-                chunk.reason = st->cursor.iter
-                                   ? std::string()
+                chunk.reason = st->cursor.iter ? std::string()
+                               : !st->cursor.why.empty()
+                                   ? st->cursor.why
                                    : std::string("iterates over a ") + Py_TYPE(args[1])->tp_name +
-                                         ", not a range, list or tuple";
+                                         ", not a range, list, tuple, enumerate, zip or array";
             }
             return it;
         }

@@ -425,9 +425,15 @@ _COUNTER_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Mod, ast.FloorDiv)
 _COUNTER_COMPARE = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
+def _counter_names(target):
+    """The names a counter test may read: one name, or a list of them (the
+    target's names whose values are ints: an enumerate's count, ...)."""
+    return [target] if isinstance(target, str) else list(target)
+
+
 def _counter_expr(node, target):
     if isinstance(node, ast.Name):
-        return node.id == target
+        return node.id in _counter_names(target)
     if isinstance(node, ast.Constant):
         return type(node.value) is int
     if isinstance(node, ast.BinOp):
