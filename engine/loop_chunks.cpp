@@ -479,7 +479,16 @@ namespace specula::engine
             // The chunk's own time, as the one-iteration graph's samples are
             // taken: without converting and compiling its graph.
             const auto ran_from = rec.chunk.compiles != compiles ? clock::now() : started;
-            if (!spec || fit(rec.chunk, cur, value, k) != k)
+            if (!spec)
+            {
+                // No graph for this situation (its guards fail and it was
+                // rebuilt often enough): the next K iterations run one by
+                // one before another try, so the stacking above is not paid
+                // at every iteration.
+                cur.replay = k;
+                return chunk_exit::not_run;
+            }
+            if (fit(rec.chunk, cur, value, k) != k)
             {
                 // (A graph built just now may need another size: the next
                 // entry picks one.)
@@ -487,6 +496,7 @@ namespace specula::engine
             }
             if (!cur.streams.empty() && loop_sequences::items_alias_inputs(cur, k, values, stacks))
             {
+                cur.replay = k;
                 // The graph would read a copy of an array it writes: these
                 // iterations run one by one.
                 return chunk_exit::not_run;
