@@ -420,8 +420,8 @@ namespace specula::engine
                 {
                     // This run's reason; a later run may iterate over others.
                     rec.chunk.reason =
-                        "an item is neither a Python float or int nor a C-contiguous "
-                        "array (a loop over a list or tuple)";
+                        "an item is neither a Python float or int in [-2**31, 2**31) nor "
+                        "a C-contiguous array (a loop over sequences)";
                 }
             }
             if (k < 2 || !in_counter_range(value) || !in_counter_range(value + (k - 1) * cur.step))
