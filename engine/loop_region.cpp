@@ -31,7 +31,7 @@ namespace specula::engine
             // the same cell) ends that iteration's timing.
             bool timing = false;
             clock::time_point started;
-            loop_cursor cursor; // a `for` loop over a range, list or tuple: where it is (chunks)
+            loop_cursor cursor; // a `for` loop over a range or sequences: where it is (chunks)
         };
 
         // Indexed by the transformer's loop id. Never destroyed: a cursor holds
@@ -367,7 +367,7 @@ namespace specula::engine
 
         // __specula_iter__(id, iterable), where a live `for` loop takes its
         // iterator: iter(iterable) (a new reference, or NULL with CPython's
-        // exception), a range recorded for chunks.
+        // exception), a range or sequences recorded for chunks.
         PyObject* loop_iter(PyObject*, PyObject* const* args, Py_ssize_t nargs)
         {
             if (nargs != 2)

@@ -4,7 +4,7 @@ An IPython AST transformer turns every ``for``/``while`` loop at a cell's
 module level (and the loops nested in them) into::
 
     if __specula_loop_live__(7):            # once per loop start
-        for x in __specula_iter__(7, it):   # iter(it); a range, list or tuple is recorded
+        for x in __specula_iter__(7, it):   # iter(it); a range, list, tuple, enumerate, zip, array is recorded
             if __specula_loops__[7] and __specula_loop__(7):   # the engine ran this iteration
                 if __specula_loop_broke__():    # ... or, in chunks, the next ones
                     break
@@ -15,8 +15,9 @@ module level (and the loops nested in them) into::
     else:                                   # engine off, or the region
         <the original loop>                 # went back to CPython for good
 
-A ``for`` loop over a ``range``, a list or a tuple whose iterations keep
-running as graphs runs in chunks: one graph runs the next K iterations,
+A ``for`` loop over a ``range``, a list or a tuple, ``enumerate`` or ``zip``
+of those, or an array's rows, whose iterations keep running as graphs runs
+in chunks: one graph runs the next K iterations,
 commits them, advances the iterator past them (``__specula_iter__`` gave the
 engine that iterator) and binds the target to the last value, so CPython's
 ``for`` goes on at the next iteration and never runs a committed one again.
