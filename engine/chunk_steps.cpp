@@ -59,6 +59,11 @@ namespace specula::engine::chunk_steps
             {
                 sides.append(py::bool_(b));
             }
+            py::list counters;
+            for (const std::string& name : rec.chunk.counters)
+            {
+                counters.append(py::str(name));
+            }
             // A `for` loop's body with its counter `if`s decided (the run
             // checks every iteration of a chunk takes these sides); a
             // `while` loop's as it is, its test evaluated after every trip.
@@ -66,7 +71,7 @@ namespace specula::engine::chunk_steps
                 rec.chunk.while_test
                     ? rec.cell_body
                     : py::module_::import("specula.cell_loops")
-                          .attr("resolve_counter_tests")(rec.cell_body, rec.chunk.target, sides);
+                          .attr("resolve_counter_tests")(rec.cell_body, counters, sides);
             converter::converter conv(view, rec.prof, core.whitelist_table(), core.settings());
             auto plan = std::make_shared<converter::loop_chunk_plan>();
             std::shared_ptr<specialisation> spec =

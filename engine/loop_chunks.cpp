@@ -36,110 +36,6 @@ namespace specula::engine
             return true;
         }
 
-        // A counter test (cell_loops._is_counter_test) as an int_expr whose
-        // leaf (source 0) is the target; null when it has no such form.
-        int_expr_ptr counter_expr(py::handle node, const std::string& target)
-        {
-            const std::string kind = py::str(node.get_type().attr("__name__"));
-            if (kind == "Name")
-            {
-                return py::str(node.attr("id")).cast<std::string>() == target
-                           ? int_leaf(0, Py_None, target)
-                           : nullptr;
-            }
-            if (kind == "Constant")
-            {
-                py::object v = node.attr("value");
-                int overflow = 0;
-                const long long c = PyLong_CheckExact(v.ptr())
-                                        ? PyLong_AsLongLongAndOverflow(v.ptr(), &overflow)
-                                        : 0;
-                PyErr_Clear();
-                return PyLong_CheckExact(v.ptr()) && overflow == 0 ? int_constant(c) : nullptr;
-            }
-            static const std::pair<const char*, const char*> ops[] = {
-                {"Add", "+"},       {"Sub", "-"}, {"Mult", "*"},   {"Mod", "%"},
-                {"FloorDiv", "//"}, {"Eq", "=="}, {"NotEq", "!="}, {"Lt", "<"},
-                {"LtE", "<="},      {"Gt", ">"},  {"GtE", ">="}};
-            auto op_text = [&](py::handle op) -> const char*
-            {
-                const std::string name = py::str(op.get_type().attr("__name__"));
-                for (const auto& [n, text] : ops)
-                {
-                    if (name == n)
-                    {
-                        return text;
-                    }
-                }
-                return nullptr;
-            };
-            if (kind == "BinOp")
-            {
-                const char* op = op_text(node.attr("op"));
-                int_expr_ptr a = counter_expr(node.attr("left"), target);
-                int_expr_ptr b = counter_expr(node.attr("right"), target);
-                return op && a && b ? int_binary(op, a, b) : nullptr;
-            }
-            if (kind == "Compare" && py::len(node.attr("ops")) == 1)
-            {
-                const char* op = op_text(py::list(node.attr("ops"))[0]);
-                int_expr_ptr a = counter_expr(node.attr("left"), target);
-                int_expr_ptr b = counter_expr(py::list(node.attr("comparators"))[0], target);
-                return op && a && b ? int_binary(op, a, b) : nullptr;
-            }
-            return nullptr;
-        }
-
-        // The value the target takes `j` iterations after `first` (the
-        // current one): the range's int, or the list's or tuple's item.
-        py::object value_at(const loop_cursor& cur, long long first, std::int64_t j)
-        {
-            if (cur.seq)
-            {
-                return py::reinterpret_borrow<py::object>(loop_sequences::item(cur, first + j));
-            }
-            return py::reinterpret_steal<py::object>(
-                PyLong_FromLongLong(first + j * cur.step)); // new reference
-        }
-
-        // The sides the counter tests take at `value`; false when one cannot
-        // be evaluated exactly.
-        bool sides_at(const loop_chunk_record& c, const py::object& v, std::vector<bool>& sides)
-        {
-            sides.clear();
-            if (c.tests.empty())
-            {
-                return true;
-            }
-            if (!v)
-            {
-                PyErr_Clear();
-                return false;
-            }
-            PyObject* values[1] = {v.ptr()};
-            for (const int_expr_ptr& t : c.tests)
-            {
-                std::int64_t r = 0;
-                if (!t || !evaluate(*t, values, r))
-                {
-                    return false;
-                }
-                sides.push_back(r != 0);
-            }
-            return true;
-        }
-
-        void learn_counter_tests(region_record& rec)
-        {
-            rec.chunk.tests_known = true;
-            py::list tests = py::module_::import("specula.cell_loops")
-                                 .attr("counter_tests")(rec.cell_body, rec.chunk.target);
-            for (py::handle t : tests)
-            {
-                rec.chunk.tests.push_back(counter_expr(t, rec.chunk.target));
-            }
-        }
-
         bool in_counter_range(long long v)
         {
             return v >= converter::relaxed_int_lo && v <= converter::relaxed_int_hi;
@@ -158,7 +54,9 @@ namespace specula::engine
             }
             for (std::int64_t j = 0; j < k && !c.plan->slices.empty(); ++j)
             {
-                py::object v = value_at(cur, value, j);
+                // (Slices computed from a range's target.)
+                py::object v = py::reinterpret_steal<py::object>(
+                    PyLong_FromLongLong(value + j * cur.step)); // new reference
                 for (const converter::chunk_slice_check& check : c.plan->slices)
                 {
                     if (!v || !converter::chunk_slice_holds(check, v.ptr()))
@@ -260,13 +158,27 @@ namespace specula::engine
             return PyDict_GetItemWithError(globals, key.ptr());
         }
 
-        // The iteration the loop is at (a range's value, or the index of a
-        // list's or tuple's item), and whether its target holds the value
-        // CPython gave it (the per-iteration path ran the body as is).
-        bool current_value(const region_record& rec, const loop_cursor& cur, PyObject* globals,
+        // The iteration the loop is at (a range's value; a loop over
+        // sequences reads its streams' positions, and its chunks start at
+        // 0), and whether its target holds the value CPython gave it (the
+        // per-iteration path ran the body as is).
+        bool current_value(const region_record& rec, loop_cursor& cur, PyObject* globals,
                            PyObject* const* locals, long long& value, long long& remaining)
         {
-            const Py_ssize_t left = cur.seq ? 0 : PyObject_LengthHint(cur.iter.ptr(), -1);
+            if (!cur.streams.empty())
+            {
+                std::vector<PyObject*> bound;
+                for (const std::string& name : rec.chunk.parts.empty()
+                                                   ? std::vector<std::string>{rec.chunk.target}
+                                                   : rec.chunk.parts)
+                {
+                    bound.push_back(bound_value(rec, globals, locals, name));
+                }
+                PyErr_Clear();
+                value = 0;
+                return loop_sequences::position(cur, bound, remaining);
+            }
+            const Py_ssize_t left = PyObject_LengthHint(cur.iter.ptr(), -1);
             if (left < 0)
             {
                 PyErr_Clear();
@@ -274,18 +186,6 @@ namespace specula::engine
             }
             remaining = left;
             value = cur.start + (cur.len - remaining - 1) * cur.step;
-            if (cur.seq)
-            {
-                std::vector<PyObject*> bound;
-                const bool unpacks = !rec.chunk.parts.empty();
-                for (const std::string& name :
-                     unpacks ? rec.chunk.parts : std::vector<std::string>{rec.chunk.target})
-                {
-                    bound.push_back(bound_value(rec, globals, locals, name));
-                }
-                PyErr_Clear();
-                return loop_sequences::position(cur, bound, unpacks, value, remaining);
-            }
             PyObject* bound = bound_value(rec, globals, locals, rec.chunk.target); // borrowed
             if (bound == nullptr || !PyLong_CheckExact(bound))
             {
@@ -297,12 +197,11 @@ namespace specula::engine
             PyErr_Clear();
             return overflow == 0 && seen == value;
         }
-
     } // namespace
 
     namespace loop_chunks
     {
-        PyObject* start(loop_cursor& cur, PyObject* iterable)
+        PyObject* start(loop_cursor& cur, PyObject* iterable, std::size_t names)
         {
             PyObject* it = PyObject_GetIter(iterable); // new reference
             if (it == nullptr)
@@ -310,7 +209,8 @@ namespace specula::engine
                 return nullptr;
             }
             cur.iter = py::object();
-            cur.seq = py::object();
+            cur.streams.clear();
+            cur.why.clear();
             cur.one_graph = false;
             cur.streak = 0;
             cur.replay = 0;
@@ -333,7 +233,7 @@ namespace specula::engine
                 cur.len = len;
                 return it;
             }
-            loop_sequences::record(cur, iterable, it);
+            loop_sequences::record(cur, iterable, it, names);
             return it;
         }
 
@@ -361,10 +261,10 @@ namespace specula::engine
             }
             if (!rec.chunk.tests_known)
             {
-                learn_counter_tests(rec);
+                learn_counter_tests(rec, cur);
             }
             std::vector<bool> sides;
-            if (!sides_at(rec.chunk, value_at(cur, value, 0), sides) ||
+            if (!sides_at(rec.chunk, values_at(rec, cur, value, 0), sides) ||
                 (rec.chunk.spec && sides != rec.chunk.sides))
             {
                 return chunk_exit::not_run; // another side than the chunk graph's: one iteration
@@ -374,7 +274,7 @@ namespace specula::engine
             std::vector<bool> later;
             for (std::int64_t j = 1; j < k && !rec.chunk.tests.empty(); ++j)
             {
-                if (!sides_at(rec.chunk, value_at(cur, value, j), later) || later != sides)
+                if (!sides_at(rec.chunk, values_at(rec, cur, value, j), later) || later != sides)
                 {
                     k = j; // the chunk ends before the other side
                 }
@@ -385,20 +285,19 @@ namespace specula::engine
             }
             k = fit(rec.chunk, cur, value, k);
             std::vector<sequence_items> items;
-            const std::size_t parts = rec.chunk.parts.size();
-            if (parts > 0 && !cur.seq)
+            if (!rec.chunk.parts.empty() && cur.streams.empty())
             {
                 return chunk_exit::not_run; // a tuple target over a range: CPython raises
             }
-            if (cur.seq)
+            if (!cur.streams.empty())
             {
-                k = loop_sequences::uniform(cur, value, k, parts, items);
+                k = loop_sequences::uniform(cur, k, items);
                 if (k == 0)
                 {
                     // This run's reason; a later run may iterate over others.
-                    rec.chunk.reason = std::string("item ") + std::to_string(value) +
-                                       " is neither a Python float or int nor a C-contiguous "
-                                       "array (a loop over a list or tuple)";
+                    rec.chunk.reason =
+                        "an item is neither a Python float or int in [-2**31, 2**31) nor "
+                        "a C-contiguous array (a loop over sequences)";
                 }
             }
             if (k < 2 || !in_counter_range(value) || !in_counter_range(value + (k - 1) * cur.step))
@@ -420,11 +319,11 @@ namespace specula::engine
             // their size from (converter/chunk_effects.cpp).
             npy_intp rows = static_cast<npy_intp>(k);
             view_locals.push_back(owned.keep(PyArray_ZEROS(1, &rows, NPY_INT8, 0)));
+            std::vector<PyObject*> stacks;
             for (size_t p = 0; p < items.size(); ++p)
             {
-                const int part = parts > 0 ? static_cast<int>(p) : -1;
-                view_locals.push_back(
-                    owned.keep(loop_sequences::stack(cur, value, k, part, parts, items[p])));
+                stacks.push_back(owned.keep(loop_sequences::stack(cur, k, p, items[p])));
+                view_locals.push_back(stacks.back());
             }
             if (PyErr_Occurred())
             {
@@ -444,14 +343,24 @@ namespace specula::engine
             // The chunk's own time, as the one-iteration graph's samples are
             // taken: without converting and compiling its graph.
             const auto ran_from = rec.chunk.compiles != compiles ? clock::now() : started;
-            if (!spec || fit(rec.chunk, cur, value, k) != k)
+            if (!spec)
+            {
+                // No graph for this situation (its guards fail and it was
+                // rebuilt often enough): the next K iterations run one by
+                // one before another try, so the stacking above is not paid
+                // at every iteration.
+                cur.replay = k;
+                return chunk_exit::not_run;
+            }
+            if (fit(rec.chunk, cur, value, k) != k)
             {
                 // (A graph built just now may need another size: the next
                 // entry picks one.)
                 return chunk_exit::not_run;
             }
-            if (cur.seq && loop_sequences::items_alias_inputs(cur, value, k, parts, values))
+            if (!cur.streams.empty() && loop_sequences::items_alias_inputs(cur, k, values, stacks))
             {
+                cur.replay = k;
                 // The graph would read a copy of an array it writes: these
                 // iterations run one by one.
                 return chunk_exit::not_run;

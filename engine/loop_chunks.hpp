@@ -1,5 +1,5 @@
 // The rest of a stable loop in chunks: once the per-iteration graph of a
-// `for` loop over a `range` (or a list or tuple: loop_sequences.hpp) ran
+// `for` loop over a `range` (or sequences: loop_sequences.hpp) ran
 // `stable_iterations` iterations in a row, the
 // next K iterations run as one graph (converter/loop_chunk.cpp: the body in
 // an IR LOOP) and commit together; the range iterator CPython holds is then
@@ -57,7 +57,7 @@ namespace specula::engine
         std::int64_t compiles = 0;
         double time_s = 0.0; // total time of the committed chunk runs
         // Seconds per iteration of the committed chunks of a steady size
-        // (loop_chunks.cpp, judge_chunks), without the chunk graph's
+        // (chunk_steps.cpp, judge_chunks), without the chunk graph's
         // conversion and compile, judged against what an iteration costs
         // without chunks (chunks slower than it are refused).
         call_samples per_iteration;
@@ -65,9 +65,11 @@ namespace specula::engine
         // one iteration's start to the next one's (the entry, the graph, the
         // commit and CPython's loop step: what a chunk stands for).
         call_samples iteration_wall;
-        // The body's `if`s on the counter alone (cell_loops.counter_tests),
-        // leaf source 0 = the target's value, and the sides `spec` assumes.
+        // The body's `if`s on the counter alone (cell_loops.counter_tests):
+        // leaf source p = the value of the target's p-th name (of `target`
+        // for one name), and the sides `spec` assumes.
         std::vector<int_expr_ptr> tests;
+        std::vector<std::string> counters; // the names the tests may read
         bool tests_known = false;
         std::vector<bool> sides;
         std::string reason; // why the loop runs no (more) chunks
@@ -80,12 +82,16 @@ namespace specula::engine
         bool chunkable() const { return !target.empty() || static_cast<bool>(while_test); }
     };
 
-    // Where a running loop is: the range, list or tuple iterator CPython's
-    // `for` holds.
+    // Where a running loop is: the iterator CPython's `for` holds.
     struct loop_cursor
     {
-        pybind11::object iter;          // the range iterator (null: no chunks)
-        pybind11::object seq;           // the list or tuple iterated (null: a range)
+        pybind11::object iter; // the iterator (null: no chunks)
+        // A loop over sequences (loop_sequences.hpp; empty: a range): one
+        // stream per name, or one list of tuples the names unpack.
+        std::vector<loop_stream> streams;
+        bool unpacks = false;
+        std::size_t names = 1;          // how many names the target binds
+        std::string why;                // why this iterable runs no chunks ("": no reason known)
         PyFrameObject* frame = nullptr; // borrowed, identity only: the frame that started it
         long long start = 0;
         long long step = 1;
@@ -112,8 +118,24 @@ namespace specula::engine
 
         // `__specula_iter__(id, iterable)` at a live loop's start: a new
         // reference to iter(iterable), or null with CPython's exception.
-        // A `range`, list or tuple is recorded in `cur` (for chunks).
-        PyObject* start(loop_cursor& cur, PyObject* iterable);
+        // A `range` or sequences (loop_sequences::record) are recorded in
+        // `cur` (for chunks); `names`: how many names the target binds.
+        PyObject* start(loop_cursor& cur, PyObject* iterable, std::size_t names);
+
+        // Counter `if`s (loop_counter_tests.cpp): learns the body's tests on
+        // the names whose values are ints, once per loop.
+        void learn_counter_tests(region_record& rec, const loop_cursor& cur);
+
+        // The values the target's names take `j` iterations after the
+        // current one (`value`: a range's int; a loop over sequences reads
+        // its streams), one per name (null: no value there).
+        std::vector<pybind11::object> values_at(const region_record& rec, const loop_cursor& cur,
+                                                long long value, std::int64_t j);
+
+        // The sides the counter tests take at `values`; false when one
+        // cannot be evaluated exactly.
+        bool sides_at(const loop_chunk_record& c, const std::vector<pybind11::object>& values,
+                      std::vector<bool>& sides);
 
         enum class chunk_exit
         {

@@ -32,7 +32,7 @@ namespace specula::engine
             // the same cell) ends that iteration's timing.
             bool timing = false;
             clock::time_point started;
-            loop_cursor cursor; // a `for` loop over a range, list or tuple: where it is (chunks)
+            loop_cursor cursor; // a `for` loop over a range or sequences: where it is (chunks)
         };
 
         // Indexed by the transformer's loop id. Never destroyed: a cursor holds
@@ -444,7 +444,7 @@ namespace specula::engine
 
         // __specula_iter__(id, iterable), where a live `for` loop takes its
         // iterator: iter(iterable) (a new reference, or NULL with CPython's
-        // exception), a range recorded for chunks.
+        // exception), a range or sequences recorded for chunks.
         PyObject* loop_iter_body(PyObject* const* args, Py_ssize_t nargs)
         {
             if (nargs != 2)
@@ -463,15 +463,17 @@ namespace specula::engine
             {
                 return PyObject_GetIter(args[1]);
             }
-            PyObject* it = loop_chunks::start(st->cursor, args[1]);
+            PyObject* it = loop_chunks::start(
+                st->cursor, args[1], std::max<std::size_t>(1, st->rec->chunk.parts.size()));
             loop_chunk_record& chunk = st->rec->chunk;
             if (it != nullptr && !chunk.refused)
             {
                 // Why this run of the loop has no chunks (none: it may).
-                chunk.reason = st->cursor.iter
-                                   ? std::string()
+                chunk.reason = st->cursor.iter ? std::string()
+                               : !st->cursor.why.empty()
+                                   ? st->cursor.why
                                    : std::string("iterates over a ") + Py_TYPE(args[1])->tp_name +
-                                         ", not a range, list or tuple";
+                                         ", not a range, list, tuple, enumerate, zip or array";
             }
             return it;
         }

@@ -1,5 +1,9 @@
+// The values a chunk of a loop over sequences binds (loop_sequences.hpp):
+// of one kind per name, stacked before the run, and kept out of chunks
+// whose graph may write them.
 #include "engine/loop_sequences.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "engine/converter/converter.hpp"
@@ -10,13 +14,6 @@ namespace specula::engine
 {
     namespace
     {
-        // A list's size may change between two chunks (the loop's CPython
-        // iterations may append to it); a tuple's never does.
-        Py_ssize_t size_of(PyObject* seq)
-        {
-            return PyList_CheckExact(seq) ? PyList_GET_SIZE(seq) : PyTuple_GET_SIZE(seq);
-        }
-
         bool relaxed_int(PyObject* o)
         {
             if (!PyLong_CheckExact(o))
@@ -98,14 +95,41 @@ namespace specula::engine
             return xl < yh && yl < xh;
         }
 
-        PyObject* at(const loop_cursor& cur, long long index, int part, std::size_t parts)
+        using stream_kind = loop_stream::kind;
+
+        const loop_stream& stream_of(const loop_cursor& cur, std::size_t name)
         {
-            PyObject* o = loop_sequences::item(cur, index);
-            return o != nullptr ? loop_sequences::part_of(o, part, parts) : nullptr;
+            return cur.streams[cur.unpacks ? 0 : name];
         }
 
-        PyObject* stack_scalars(const loop_cursor& cur, long long index, std::int64_t k, int part,
-                                std::size_t parts, sequence_items kind)
+        std::size_t names_of(const loop_cursor& cur)
+        {
+            return cur.unpacks ? cur.names : cur.streams.size();
+        }
+
+        bool counted(const loop_stream& s)
+        {
+            return s.k == stream_kind::count || s.k == stream_kind::range;
+        }
+
+        // How many of the `k` ints from a count or range stream's current
+        // one on lie in the relaxed int range (they change monotonically).
+        std::int64_t ints_in_range(const loop_stream& s, std::int64_t k)
+        {
+            auto in = [](long long v)
+            { return v >= converter::relaxed_int_lo && v <= converter::relaxed_int_hi; };
+            if (!in(s.at))
+            {
+                return 0;
+            }
+            const long long bound =
+                s.step > 0 ? converter::relaxed_int_hi : converter::relaxed_int_lo;
+            const long long fits = (bound - s.at) / s.step + 1; // (same sign)
+            return std::min<std::int64_t>(k, fits);
+        }
+
+        PyObject* stack_scalars(const loop_cursor& cur, std::int64_t k, std::size_t name,
+                                sequence_items kind)
         {
             npy_intp dims[1] = {static_cast<npy_intp>(k)};
             const int type = kind == sequence_items::floats ? NPY_FLOAT64 : NPY_INT64;
@@ -115,9 +139,16 @@ namespace specula::engine
                 return nullptr;
             }
             auto* a = reinterpret_cast<PyArrayObject*>(out);
+            const loop_stream& s = stream_of(cur, name);
             for (std::int64_t j = 0; j < k; ++j)
             {
-                PyObject* o = at(cur, index + j, part, parts); // borrowed
+                if (counted(s))
+                {
+                    static_cast<std::int64_t*>(PyArray_DATA(a))[j] = s.at + j * s.step;
+                    continue;
+                }
+                // (A list's or tuple's item, or part: borrowed.)
+                PyObject* o = loop_sequences::value(cur, name, j).ptr();
                 if (kind == sequence_items::floats)
                 {
                     static_cast<double*>(PyArray_DATA(a))[j] = PyFloat_AS_DOUBLE(o);
@@ -130,10 +161,17 @@ namespace specula::engine
             return out;
         }
 
-        PyObject* stack_arrays(const loop_cursor& cur, long long index, std::int64_t k, int part,
-                               std::size_t parts)
+        PyObject* stack_arrays(const loop_cursor& cur, std::int64_t k, std::size_t name)
         {
-            auto* first = reinterpret_cast<PyArrayObject*>(at(cur, index, part, parts));
+            const loop_stream& s = stream_of(cur, name);
+            if (s.k == stream_kind::rows)
+            {
+                // The array's own rows (C-contiguous), no copy: the chunk is
+                // kept out when the graph may write them (items_alias_inputs).
+                return PySequence_GetSlice(s.seq.ptr(), s.at, s.at + k); // new reference
+            }
+            py::object head = loop_sequences::value(cur, name, 0);
+            auto* first = reinterpret_cast<PyArrayObject*>(head.ptr());
             const int nd = PyArray_NDIM(first);
             std::vector<npy_intp> dims(static_cast<size_t>(nd) + 1);
             dims[0] = static_cast<npy_intp>(k);
@@ -150,7 +188,8 @@ namespace specula::engine
             for (std::int64_t j = 0; j < k; ++j)
             {
                 // C-contiguous, of the first item's type (uniform()).
-                auto* x = reinterpret_cast<PyArrayObject*>(at(cur, index + j, part, parts));
+                py::object item = loop_sequences::value(cur, name, j);
+                auto* x = reinterpret_cast<PyArrayObject*>(item.ptr());
                 std::memcpy(static_cast<char*>(PyArray_DATA(a)) + j * row, PyArray_DATA(x),
                             static_cast<size_t>(row));
             }
@@ -160,139 +199,86 @@ namespace specula::engine
 
     namespace loop_sequences
     {
-        bool record(loop_cursor& cur, PyObject* iterable, PyObject* it)
+        std::int64_t uniform(const loop_cursor& cur, std::int64_t k,
+                             std::vector<sequence_items>& kinds)
         {
-            const bool list = PyList_CheckExact(iterable) && Py_IS_TYPE(it, &PyListIter_Type);
-            const bool tuple = PyTuple_CheckExact(iterable) && Py_IS_TYPE(it, &PyTupleIter_Type);
-            if (!list && !tuple)
+            const std::size_t n = names_of(cur);
+            kinds.assign(n, sequence_items::none);
+            for (std::size_t p = 0; p < n; ++p)
             {
-                return false;
-            }
-            cur.iter = py::reinterpret_borrow<py::object>(it);
-            cur.seq = py::reinterpret_borrow<py::object>(iterable);
-            cur.frame = PyEval_GetFrame(); // borrowed
-            cur.start = 0;
-            cur.step = 1;
-            cur.len = 0;
-            return true;
-        }
-
-        bool position(const loop_cursor& cur, const std::vector<PyObject*>& bound, bool unpacks,
-                      long long& index, long long& remaining)
-        {
-            // A list or tuple iterator's hint is the items after its index
-            // (0 once exhausted): the item it gave last is just before.
-            const Py_ssize_t left = PyObject_LengthHint(cur.iter.ptr(), -1);
-            if (left < 0)
-            {
-                PyErr_Clear();
-                return false;
-            }
-            const Py_ssize_t n = size_of(cur.seq.ptr());
-            index = static_cast<long long>(n - left - 1);
-            remaining = left;
-            PyObject* now = index >= 0 && index < n ? item(cur, index) : nullptr;
-            if (now == nullptr || bound.empty())
-            {
-                return false;
-            }
-            for (size_t p = 0; p < bound.size(); ++p)
-            {
-                const int part = unpacks ? static_cast<int>(p) : -1;
-                const std::size_t parts = unpacks ? bound.size() : 0;
-                if (bound[p] == nullptr || part_of(now, part, parts) != bound[p])
+                const loop_stream& s = stream_of(cur, p);
+                if (counted(s))
                 {
-                    return false;
+                    kinds[p] = sequence_items::ints;
+                    k = std::min(k, ints_in_range(s, k));
+                    continue;
                 }
-            }
-            return true;
-        }
-
-        PyObject* part_of(PyObject* item, int part, std::size_t parts)
-        {
-            if (part < 0)
-            {
-                return item;
-            }
-            // CPython unpacks any iterable; a chunk reads tuples only.
-            if (!PyTuple_CheckExact(item) ||
-                static_cast<std::size_t>(PyTuple_GET_SIZE(item)) != parts)
-            {
-                return nullptr;
-            }
-            return PyTuple_GET_ITEM(item, part);
-        }
-
-        PyObject* item(const loop_cursor& cur, long long index)
-        {
-            PyObject* seq = cur.seq.ptr();
-            if (index < 0 || index >= size_of(seq))
-            {
-                return nullptr;
-            }
-            return PyList_CheckExact(seq) ? PyList_GET_ITEM(seq, index)
-                                          : PyTuple_GET_ITEM(seq, index);
-        }
-
-        std::int64_t uniform(const loop_cursor& cur, long long index, std::int64_t k,
-                             std::size_t parts, std::vector<sequence_items>& kinds)
-        {
-            const int n = parts > 0 ? static_cast<int>(parts) : 1;
-            kinds.assign(static_cast<size_t>(n), sequence_items::none);
-            for (int p = 0; p < n; ++p)
-            {
-                PyObject* first = at(cur, index, parts > 0 ? p : -1, parts);
-                kinds[p] = first != nullptr ? kind_of(first) : sequence_items::none;
+                if (s.k == stream_kind::rows)
+                {
+                    kinds[p] = sequence_items::arrays; // (checked at position())
+                    continue;
+                }
+                py::object first = value(cur, p, 0);
+                kinds[p] = first ? kind_of(first.ptr()) : sequence_items::none;
+                for (std::int64_t j = 1; j < k && kinds[p] != sequence_items::none; ++j)
+                {
+                    py::object o = value(cur, p, j);
+                    if (!o || kind_of(o.ptr()) != kinds[p] ||
+                        (kinds[p] == sequence_items::arrays &&
+                         !same_array_type(first.ptr(), o.ptr())))
+                    {
+                        k = j;
+                    }
+                }
                 if (kinds[p] == sequence_items::none)
                 {
-                    kinds.assign(static_cast<size_t>(n), sequence_items::none);
-                    return 0;
-                }
-            }
-            for (std::int64_t j = 1; j < k; ++j)
-            {
-                for (int p = 0; p < n; ++p)
-                {
-                    const int part = parts > 0 ? p : -1;
-                    PyObject* o = at(cur, index + j, part, parts);
-                    if (o == nullptr || kind_of(o) != kinds[p] ||
-                        (kinds[p] == sequence_items::arrays &&
-                         !same_array_type(at(cur, index, part, parts), o)))
-                    {
-                        return j;
-                    }
+                    k = 0;
                 }
             }
             return k;
         }
 
-        PyObject* stack(const loop_cursor& cur, long long index, std::int64_t k, int part,
-                        std::size_t parts, sequence_items kind)
+        PyObject* stack(const loop_cursor& cur, std::int64_t k, std::size_t name,
+                        sequence_items kind)
         {
-            return kind == sequence_items::arrays ? stack_arrays(cur, index, k, part, parts)
-                                                  : stack_scalars(cur, index, k, part, parts, kind);
+            return kind == sequence_items::arrays ? stack_arrays(cur, k, name)
+                                                  : stack_scalars(cur, k, name, kind);
         }
 
-        bool items_alias_inputs(const loop_cursor& cur, long long index, std::int64_t k,
-                                std::size_t parts, const std::vector<PyObject*>& values)
+        bool items_alias_inputs(const loop_cursor& cur, std::int64_t k,
+                                const std::vector<PyObject*>& values,
+                                const std::vector<PyObject*>& stacks)
         {
-            const int n = parts > 0 ? static_cast<int>(parts) : 1;
-            for (std::int64_t j = 0; j < k; ++j)
+            auto aliases = [&](PyObject* x)
             {
-                for (int p = 0; p < n; ++p)
+                for (PyObject* v : values)
                 {
-                    PyObject* x = at(cur, index + j, parts > 0 ? p : -1, parts);
-                    if (x == nullptr || !PyArray_Check(x))
+                    if (v != nullptr && PyArray_Check(v) && overlap(x, v) &&
+                        std::find(stacks.begin(), stacks.end(), v) == stacks.end())
                     {
-                        continue;
+                        return true;
                     }
-                    for (PyObject* v : values)
+                }
+                return false;
+            };
+            for (std::size_t p = 0; p < names_of(cur); ++p)
+            {
+                const loop_stream& s = stream_of(cur, p);
+                if (s.k == stream_kind::rows)
+                {
+                    // The rows the graph reads are the stack itself.
+                    if (p < stacks.size() && stacks[p] != nullptr && aliases(stacks[p]))
                     {
-                        // (The stacks are fresh arrays: they alias nothing.)
-                        if (v != nullptr && PyArray_Check(v) && overlap(x, v))
-                        {
-                            return true;
-                        }
+                        return true;
+                    }
+                    continue;
+                }
+                for (std::int64_t j = 0; j < k && s.k == stream_kind::items; ++j)
+                {
+                    py::object x = value(cur, p, j);
+                    if (x && PyArray_Check(x.ptr()) && aliases(x.ptr()))
+                    {
+                        return true;
                     }
                 }
             }

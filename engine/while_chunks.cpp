@@ -60,7 +60,8 @@ namespace specula::engine::while_chunks
     void start(loop_cursor& cur)
     {
         cur.iter = py::object();
-        cur.seq = py::object();
+        cur.streams.clear();
+        cur.why.clear();
         cur.frame = PyEval_GetFrame(); // borrowed, identity only
         cur.one_graph = false;
         cur.streak = 0;

@@ -89,7 +89,7 @@ def test_report_says_why_a_loop_does_not_chunk(kernels):
     assert reply["status"] == "ok", reply
     count = int(_stdout(messages).splitlines()[0])
     over_list = _row(kc, count, 2)
-    assert over_list["chunks"] == 0 and "not a range, list or tuple" in over_list["chunk_reason"], over_list
+    assert over_list["chunks"] == 0 and "not a range, list, tuple" in over_list["chunk_reason"], over_list
     # Appends and prints are replayed per iteration (test_chunk_effects.py);
     # an attribute write is not.
     writing = _row(kc, count, 4)

@@ -39,7 +39,39 @@ def test_report_counts_list_chunks_and_says_why_not(kernels):
     strings = _row(kc, count, 4)
     assert strings["chunks"] == 0 and "neither a Python float" in strings["chunk_reason"], strings
     iterator = _row(kc, count, 6)
-    assert iterator["chunks"] == 0 and "not a range, list or tuple" in iterator["chunk_reason"], iterator
+    assert iterator["chunks"] == 0 and "not a range, list, tuple" in iterator["chunk_reason"], iterator
+
+
+def test_report_counts_enumerate_zip_and_rows_chunks_and_says_why_not(kernels):
+    km, kc = kernels["thr0"]
+    execute(kc, "%reset -f", store_history=False)
+    execute(kc, "import numpy as np\nez = np.zeros(3)\nitems = [float(i) for i in range(200)]\n"
+                "rows = np.ones((200, 3))")
+    reply, messages = execute(kc, "print(get_ipython().execution_count)\n"
+                                  "for ei, ex in enumerate(items):\n"
+                                  "    ez = ez + ex * ei\n"
+                                  "for ex, ek in zip(items, range(150)):\n"
+                                  "    ez = ez + ex - ek\n"
+                                  "for er in rows:\n"
+                                  "    ez = ez * 0.5 + er\n"
+                                  "for eg in (x * 2.0 for x in items):\n"
+                                  "    ez = ez + eg\n"
+                                  "for ea, eb in zip(items, items, strict=True):\n"
+                                  "    ez = ez + ea\n"
+                                  "for ev in rows[:, 0]:\n"
+                                  "    ez = ez + ev\n")
+    assert reply["status"] == "ok", reply
+    count = int(_stdout(messages).splitlines()[0])
+    for line, trips in ((2, 200), (4, 150), (6, 200)):
+        row = _row(kc, count, line)
+        assert row["chunks"] > 0 and 0 < row["chunk_iterations"] < trips, row
+        assert row["graph_runs"] == trips and row["chunk_reason"] is None, row
+    generator = _row(kc, count, 8)
+    assert generator["chunks"] == 0 and "iterates over a generator" in generator["chunk_reason"], generator
+    strict = _row(kc, count, 10)
+    assert strict["chunks"] == 0 and "strict=True" in strict["chunk_reason"], strict
+    scalars = _row(kc, count, 12)
+    assert scalars["chunks"] == 0 and "1-d array" in scalars["chunk_reason"], scalars
 
 
 def test_interrupt_during_a_list_chunk_commits_whole_iterations(kernels):

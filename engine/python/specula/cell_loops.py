@@ -4,7 +4,7 @@ An IPython AST transformer turns every ``for``/``while`` loop at a cell's
 module level (and the loops nested in them) into::
 
     if __specula_loop_live__(7):            # once per loop start
-        for x in __specula_iter__(7, it):   # iter(it); a range, list or tuple is recorded
+        for x in __specula_iter__(7, it):   # iter(it); a range, list, tuple, enumerate, zip, array is recorded
             if __specula_loops__[7] and __specula_loop__(7):   # the engine ran this iteration
                 if __specula_loop_broke__():    # ... or, in chunks, the next ones
                     break
@@ -15,8 +15,9 @@ module level (and the loops nested in them) into::
     else:                                   # engine off, or the region
         <the original loop>                 # went back to CPython for good
 
-A ``for`` loop over a ``range``, a list or a tuple whose iterations keep
-running as graphs runs in chunks: one graph runs the next K iterations,
+A ``for`` loop over a ``range``, a list or a tuple, ``enumerate`` or ``zip``
+of those, or an array's rows, whose iterations keep running as graphs runs
+in chunks: one graph runs the next K iterations,
 commits them, advances the iterator past them (``__specula_iter__`` gave the
 engine that iterator) and binds the target to the last value, so CPython's
 ``for`` goes on at the next iteration and never runs a committed one again.
@@ -433,9 +434,15 @@ _COUNTER_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Mod, ast.FloorDiv)
 _COUNTER_COMPARE = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
+def _counter_names(target):
+    """The names a counter test may read: one name, or a list of them (the
+    target's names whose values are ints: an enumerate's count, ...)."""
+    return [target] if isinstance(target, str) else list(target)
+
+
 def _counter_expr(node, target):
     if isinstance(node, ast.Name):
-        return node.id == target
+        return node.id in _counter_names(target)
     if isinstance(node, ast.Constant):
         return type(node.value) is int
     if isinstance(node, ast.BinOp):
