@@ -162,6 +162,29 @@ PROGRAMS = [
         "    losses.append(checked_step(params, X, Y, 0.5))\n",
         "print(epoch, len(losses), losses[-1], params[1], state)\n" + SAME_OBJECTS,
     ]),
+    chunk_program("params_tuple_and_a_loop_over_a_list_holding_an_item", [
+        SETUP + "W = np.linspace(0.0, 1.0, 5)\nc = np.ones(5)\nparams = [W, c]\nfirst = list(params)\n"
+        "xs = [np.full(5, 0.5) for _ in range(50)] + [W] * 3 + [np.full(5, 0.25) for _ in range(90)]\n"
+        "tot = 0.0\n",
+        # The items the chunks stack are copies: the chunks holding W (the
+        # item updated in place) are kept out, those iterations run as
+        # CPython does, reading W's new contents.
+        "for g in xs:\n"
+        "    w, v = params\n"
+        "    w -= 0.01 * g\n"
+        "    v *= 0.999\n"
+        "    tot = tot + 1.0\n"
+        "print(W, c, tot, w is W)\n" + SAME_OBJECTS,
+        # A tuple's items, updated in an inlined function.
+        "tp = (np.zeros(3), np.ones(3))\n"
+        "def upd(p, k):\n"
+        "    a, b = p\n"
+        "    a += b * k\n"
+        "    b *= 1.01\n"
+        "for i in range(100):\n"
+        "    upd(tp, 0.5)\n"
+        "print(tp)",
+    ]),
     chunk_program("params_list_holding_one_array_twice", [
         SETUP + "W = np.linspace(0.0, 1.0, 6)\nparams = [W, W]\nfirst = list(params)\n",
         # The two items are one array: every update reads the other's new
