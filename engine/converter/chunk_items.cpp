@@ -11,8 +11,9 @@
 //
 // Which items are written is known only once the trip was converted: a
 // conversion that met such an update (note_chunk_item_write) is refused
-// with the items in loop_chunk_plan::item_writes, and the engine converts
-// again with them carried (loop_chunks.cpp).
+// with the items in loop_chunk_plan::item_writes (and the items of lists the
+// body left names on, note_chunk_item_names), and the engine converts again
+// with them carried (loop_chunks.cpp).
 //
 // Aliasing stays the per-iteration graph's: every carried item is a written
 // source, so two items on one array, or an item that overlaps any other array
@@ -20,9 +21,9 @@
 // refused for the situation (refuse_overlapping_writes) or kept out by the
 // no-overlap guards. The list must not be rebound in the body; appends to it
 // and item writes are refused as for every list a chunk reads
-// (chunk_effects.cpp). A name left on the item's array after a trip (`W1, b1
-// = params` in the cell body, `for w, g in zip(params, grads)`) is refused
-// (chunk_swaps.cpp: two names left on one array).
+// (chunk_effects.cpp). A name the body binds to the item (`W1, b1 = params`
+// in the cell body) is no carried value: it names the item's value inside
+// the LOOP, under a guard that it holds the item's object (chunk_item_alias).
 #include "engine/converter/converter.hpp"
 #include "engine/numpy_api.hpp"
 
@@ -35,11 +36,43 @@ namespace specula::engine::converter
     // tuple named by a global or a loop local.
     void converter::note_chunk_item_write(int src)
     {
-        const source& s = m_spec->sources[src];
-        if (!m_in_chunk || s.kind != source_kind::item || s.parent < 0 ||
-            !PyLong_CheckExact(s.key.ptr()))
+        if (m_in_chunk && note_chunk_item(src))
+        {
+            m_chunk_item_write_sources.insert(src);
+        }
+    }
+
+    // After a first conversion's trip that updated items in place: the
+    // names the body left on items of lists (`v` after `w, v = params`, `v`
+    // only read) are carried by source too, so that the next conversion
+    // binds them to the items (chunk_item_alias) instead of refusing a name
+    // left on an input.
+    void converter::note_chunk_item_names(const loop_chunk_scope& scope)
+    {
+        if (!scope.item_sources.empty() || m_chunk_item_writes.empty())
         {
             return;
+        }
+        for (const std::string& name : scope.bound)
+        {
+            auto found = m_locals.find(name);
+            if (found != m_locals.end() && found->second.k == cval::kind::array &&
+                m_arrays[static_cast<size_t>(found->second.arr)].src >= 0)
+            {
+                note_chunk_item(m_arrays[static_cast<size_t>(found->second.arr)].src);
+            }
+        }
+    }
+
+    // Remembers source `src` as an item to carry: false when it is no item
+    // at a constant index of a list or tuple named by a global or a loop
+    // local.
+    bool converter::note_chunk_item(int src)
+    {
+        const source& s = m_spec->sources[src];
+        if (s.kind != source_kind::item || s.parent < 0 || !PyLong_CheckExact(s.key.ptr()))
+        {
+            return false;
         }
         const source& parent = m_spec->sources[s.parent];
         std::string name;
@@ -56,15 +89,15 @@ namespace specula::engine::converter
         }
         if (name.empty())
         {
-            return;
+            return false;
         }
-        m_chunk_item_write_sources.insert(src);
         const chunk_item_source item{name, s.index};
         if (std::find(m_chunk_item_writes.begin(), m_chunk_item_writes.end(), item) ==
             m_chunk_item_writes.end())
         {
             m_chunk_item_writes.push_back(item);
         }
+        return true;
     }
 
     // The slot of an item carried by source, read before the LOOP.

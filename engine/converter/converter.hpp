@@ -615,6 +615,8 @@ namespace specula::engine::converter
         void chunk_row_final(size_t slot, const cval& now);
         // chunk_items.cpp: arrays updated in place through list items
         void note_chunk_item_write(int src);
+        bool note_chunk_item(int src);
+        void note_chunk_item_names(const loop_chunk_scope& scope);
         carried_slot carry_item_source(const carried_loop& loop, const chunk_item_source& item,
                                        const loop_chunk_scope& scope, py::handle node);
         bool chunk_item_alias(const std::string& name, PyObject* now, const carried_loop& loop);

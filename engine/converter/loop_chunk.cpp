@@ -278,6 +278,7 @@ namespace specula::engine::converter
             chunk_trip(statements, loop);
             m_in_chunk = false;
             check_chunk_aliases(loop, first);
+            note_chunk_item_names(scope);
             if (!m_chunk_item_writes.empty())
             {
                 // The first conversion finds them, the next carries them

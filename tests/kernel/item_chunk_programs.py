@@ -102,6 +102,17 @@ PROGRAMS = [
         "    s = s + 0.5\n"
         "print(s, W, c, w is W, v is c)\n" + SAME_OBJECTS,
     ]),
+    chunk_program("cell_body_name_bound_to_an_item_only_read", [
+        SETUP + "W = np.linspace(0.0, 1.0, 6)\nc = np.ones(6)\nparams = [W, c]\nfirst = list(params)\n"
+        "s = 0.0\n",
+        # `v` is bound to params[1], which nothing updates: carried by
+        # source as well (unchanged), `v` guarded to be it.
+        "for i in range(60):\n"
+        "    w, v = params\n"
+        "    w -= 0.01 * v\n"
+        "    s = s + float(v[0])\n"
+        "print(s, W, c, w is W, v is c)\n" + SAME_OBJECTS,
+    ]),
     chunk_program("params_list_zip_update_in_a_function", [
         MLP_DATA,
         "def sgd(params, grads, lr):\n"
