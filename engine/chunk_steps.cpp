@@ -72,10 +72,20 @@ namespace specula::engine::chunk_steps
                     ? rec.cell_body
                     : py::module_::import("specula.cell_loops")
                           .attr("resolve_counter_tests")(rec.cell_body, counters, sides);
-            converter::converter conv(view, rec.prof, core.whitelist_table(), core.settings());
             auto plan = std::make_shared<converter::loop_chunk_plan>();
-            std::shared_ptr<specialisation> spec =
-                conv.convert_loop_chunk(body, scope, diagnostic, *plan);
+            std::shared_ptr<specialisation> spec;
+            {
+                converter::converter conv(view, rec.prof, core.whitelist_table(), core.settings());
+                spec = conv.convert_loop_chunk(body, scope, diagnostic, *plan);
+            }
+            if (!spec && !plan->item_writes.empty())
+            {
+                // Arrays updated in place through list items: carried by
+                // source (converter/chunk_items.cpp), on a converter of its own.
+                scope.item_sources = plan->item_writes;
+                converter::converter conv(view, rec.prof, core.whitelist_table(), core.settings());
+                spec = conv.convert_loop_chunk(body, scope, diagnostic, *plan);
+            }
             if (!spec)
             {
                 if (core.settings().dump.exits)

@@ -68,6 +68,7 @@ namespace specula::engine
         case guard_kind::no_overlap:
         case guard_kind::overlap:
         case guard_kind::distinct:
+        case guard_kind::same:
             return same_pair(a, b);
         case guard_kind::int_predicate:
             return a.int_value == b.int_value && a.expr && b.expr && same_expr(*a.expr, *b.expr);

@@ -210,6 +210,8 @@ namespace specula::engine
             return values[other] != nullptr && bounds_overlap(x, values[other]);
         case guard_kind::distinct:
             return x != values[other];
+        case guard_kind::same:
+            return x != nullptr && x == values[other];
         case guard_kind::length:
             return (PyList_CheckExact(x) || PyTuple_CheckExact(x)) && Py_SIZE(x) == int_value;
         case guard_kind::int_predicate:
@@ -249,6 +251,8 @@ namespace specula::engine
             return "arrays no longer alias: " + what;
         case guard_kind::distinct:
             return "objects alias: " + what;
+        case guard_kind::same:
+            return "no longer one object: " + what;
         case guard_kind::int_predicate:
             return "branch " + what + " is no longer " + (int_value != 0 ? "true" : "false");
         case guard_kind::length:
@@ -420,6 +424,13 @@ namespace specula::engine
         return g;
     }
 
+    guard make_same_guard(int a, int b, std::string what)
+    {
+        guard g = make_no_overlap_guard(a, b, std::move(what));
+        g.kind = guard_kind::same;
+        return g;
+    }
+
     bool arrays_overlap(PyObject* x, PyObject* y)
     {
         return bounds_overlap(x, y);
@@ -428,7 +439,8 @@ namespace specula::engine
     void guard_set::add(guard g)
     {
         bool cross_source = g.kind == guard_kind::no_overlap || g.kind == guard_kind::distinct ||
-                            g.kind == guard_kind::int_predicate || g.kind == guard_kind::overlap;
+                            g.kind == guard_kind::int_predicate || g.kind == guard_kind::overlap ||
+                            g.kind == guard_kind::same;
         if (!cross_source && static_cast<int>(per_source.size()) <= g.src)
         {
             per_source.resize(static_cast<size_t>(g.src) + 1);
@@ -473,7 +485,7 @@ namespace specula::engine
             static const char* names[] = {"type_is",     "identity",  "array_meta",    "int_value",
                                           "float_value", "str_value", "no_overlap",    "distinct",
                                           "int_range",   "length",    "int_predicate", "dict_keys",
-                                          "overlap"};
+                                          "overlap",     "same"};
             out << "  guard " << names[static_cast<int>(g.kind)] << " " << g.what;
             if (g.kind == guard_kind::length)
             {

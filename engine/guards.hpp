@@ -37,6 +37,9 @@ namespace specula::engine
         // the memory of arrays `a` and `b` overlaps: a situation the engine
         // leaves to CPython (a write to one read through the other)
         overlap,
+        // `a` is `b`: a name bound to an item a loop run in chunks carries
+        // by source (converter/chunk_items.cpp)
+        same,
     };
 
     inline constexpr int max_symbols = 16;
@@ -87,6 +90,7 @@ namespace specula::engine
     guard make_no_overlap_guard(int a, int b, std::string what);
     guard make_distinct_guard(int a, int b, std::string what);
     guard make_overlap_guard(int a, int b, std::string what);
+    guard make_same_guard(int a, int b, std::string what);
 
     // Whether the bytes two arrays span intersect (borrowed; non-arrays:
     // identity).

@@ -41,6 +41,8 @@ namespace specula::engine
                 return "dict_keys";
             case guard_kind::overlap:
                 return "overlap";
+            case guard_kind::same:
+                return "same";
             }
             return "?";
         }
@@ -112,6 +114,7 @@ namespace specula::engine
             case guard_kind::no_overlap:
             case guard_kind::distinct:
             case guard_kind::overlap:
+            case guard_kind::same:
                 return g.what;
             }
             return g.what;

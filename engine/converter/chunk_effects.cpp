@@ -94,6 +94,12 @@ namespace specula::engine::converter
         for (size_t i = loop.effects; i < m_spec->effects.size(); ++i)
         {
             const effect_plan& e = m_spec->effects[i];
+            if (e.k == effect_plan::kind::array_write && m_chunk_item_write_sources.count(e.target))
+            {
+                // An item to carry by source: refused after the trip, when
+                // every such item is known (chunk_items.cpp).
+                continue;
+            }
             if (e.k != effect_plan::kind::list_append && e.k != effect_plan::kind::print)
             {
                 fail("effects (attribute, item or global writes) inside " + loop.what, node);

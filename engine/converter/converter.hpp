@@ -309,6 +309,19 @@ namespace specula::engine::converter
     // the loop's name, `names` every name the body mentions, `bound` the ones
     // it binds; a loop in a function (`in_function`) also splits them into
     // its `locals` (the frame view's `locals`, in this order) and `globals`.
+    // An item of a list or tuple named by a global or a loop local
+    // (`params[0]`), an array a chunk's body updates in place
+    // (chunk_items.cpp).
+    struct chunk_item_source
+    {
+        std::string container;
+        Py_ssize_t index = 0;
+        bool operator==(const chunk_item_source& o) const
+        {
+            return container == o.container && index == o.index;
+        }
+    };
+
     struct loop_chunk_scope
     {
         std::string file;
@@ -327,6 +340,9 @@ namespace specula::engine::converter
         // A `while` loop's test (while_chunk.cpp): the LOOP's condition,
         // evaluated after every trip; `target` is then empty. Null for `for`.
         py::object while_test;
+        // Arrays the body updates in place through a list's or tuple's items,
+        // carried by source (chunk_items.cpp): found by a first conversion.
+        std::vector<chunk_item_source> item_sources;
     };
 
     // A first-axis slice of an array carried by a chunk whose bounds the
@@ -354,6 +370,9 @@ namespace specula::engine::converter
     {
         std::int64_t period = 1;
         std::vector<chunk_slice_check> slices;
+        // A refused conversion's in-place updates of items (chunk_items.cpp):
+        // the engine converts again with them carried by source.
+        std::vector<chunk_item_source> item_writes;
     };
 
     // A name a loop converted as an IR LOOP carries (loop_carried_names.cpp):
@@ -369,6 +388,7 @@ namespace specula::engine::converter
         int orig = -1;
         int fresh = -1;
         bool in_place = false; // updated in place through the name, never rebound
+        int source = -1;       // an item carried by source: its source (chunk_items.cpp)
     };
 
     // One loop being built as an IR LOOP (loop_carried_names.cpp): what its
@@ -567,6 +587,7 @@ namespace specula::engine::converter
                                 const loop_chunk_scope& scope);
         void build_loop_chunk(py::handle body, const loop_chunk_scope& scope,
                               loop_chunk_plan& plan);
+        PyObject* chunk_name_object(const std::string& name);
         cval chunk_initial(const std::string& name, const loop_chunk_scope& scope, py::handle node,
                            bool& carried);
         cval chunk_parameter(int index, const char* path, bool relaxed, int& src);
@@ -607,6 +628,15 @@ namespace specula::engine::converter
         ir::value_id chunk_rows_input(py::handle node);
         void finish_chunk_rows(const std::vector<ir::value_id>& outs, size_t first);
         void chunk_row_final(size_t slot, const cval& now);
+        // chunk_items.cpp: arrays updated in place through list items
+        void note_chunk_item_write(int src);
+        bool note_chunk_item(int src);
+        void note_chunk_item_names(const loop_chunk_scope& scope);
+        carried_slot carry_item_source(const carried_loop& loop, const chunk_item_source& item,
+                                       const loop_chunk_scope& scope, py::handle node);
+        bool chunk_item_alias(const std::string& name, PyObject* now, const carried_loop& loop);
+        void bind_chunk_aliases(const carried_loop& loop);
+        void check_chunk_aliases(const carried_loop& loop, py::handle node);
 
         // recursion.cpp: recursion over tree objects
         bool calls_itself(py::handle fdef) const;
@@ -910,6 +940,13 @@ namespace specula::engine::converter
         };
         std::vector<chunk_stack> m_chunk_stacks;
         bool m_chunk_over_items = false; // a loop over a list or tuple
+        // chunk_items.cpp: items the trip updated in place, not carried; the
+        // carried items (object, slot) and the names bound to one of them
+        // (name, slot)
+        std::vector<chunk_item_source> m_chunk_item_writes;
+        std::set<int> m_chunk_item_write_sources;
+        std::vector<std::pair<PyObject*, size_t>> m_chunk_items; // borrowed: the list's
+        std::vector<std::pair<std::string, size_t>> m_chunk_aliases;
         ir::value_id m_chunk_rows = ir::no_id;
 
         py::object m_rest;        // the statements after the one being visited (visit_if takes it)

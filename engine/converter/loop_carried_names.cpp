@@ -131,6 +131,11 @@ namespace specula::engine::converter
             m_arrays[static_cast<size_t>(a.arr)].int_lo = relaxed_int_lo;
             m_arrays[static_cast<size_t>(a.arr)].int_hi = relaxed_int_hi;
             m_locals[s.name] = a;
+            if (s.source >= 0)
+            {
+                // An item carried by source: the trip's reads of it.
+                m_array_of_source[s.source] = a.arr;
+            }
             if (loop.known_layouts)
             {
                 m_layouts[s.arg] = layout_of(s.init);

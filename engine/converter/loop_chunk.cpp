@@ -17,10 +17,13 @@
 // `X[i:i + bs]` of a carried array is read as its rows (chunk_slices.cpp),
 // and the engine sizes each chunk so that every iteration's slice is them.
 //
+// Arrays the body updates in place through list items (`W1 -= ...` after
+// `W1, b1 = params`) are carried by source (chunk_items.cpp).
+//
 // The carried values follow loop_carried_names.cpp. Refused (the loop keeps
 // running iteration by iteration; the reason names the statement): effects
-// inside the body (print, appends, attribute or item writes: they would need
-// per-iteration stacking), `break` and `return`, names bound to values other
+// inside the body other than appends and prints (chunk_effects.cpp:
+// attribute and item writes), `break` and `return`, names bound to values other
 // than arrays and floats (Python ints, lists...), a name both updated in place
 // and rebound, a name left naming an input or a view, and whatever the body
 // converter refuses. A `break` or an `if` taken under an assert fails the
@@ -43,6 +46,24 @@ namespace specula::engine::converter
         }
     } // namespace
 
+    // The object a name the body mentions holds before the chunk (borrowed;
+    // null when unbound).
+    PyObject* converter::chunk_name_object(const std::string& name)
+    {
+        auto local = m_loop_locals.find(name);
+        if (local != m_loop_locals.end())
+        {
+            return m_frame.locals[local->second];
+        }
+        py::str key(name);
+        PyObject* now = PyDict_GetItemWithError(m_frame.globals, key.ptr()); // borrowed
+        if (now == nullptr && PyErr_Occurred())
+        {
+            throw py::error_already_set();
+        }
+        return now;
+    }
+
     // A name the chunk carries: bound by the body, or naming an array now
     // (in-place updates). Null `value` when neither.
     cval converter::chunk_initial(const std::string& name, const loop_chunk_scope& scope,
@@ -50,21 +71,8 @@ namespace specula::engine::converter
     {
         carried = false;
         const bool bound = contains(scope.bound, name);
-        PyObject* now = nullptr; // borrowed
+        PyObject* now = chunk_name_object(name); // borrowed
         auto local = m_loop_locals.find(name);
-        if (local != m_loop_locals.end())
-        {
-            now = m_frame.locals[local->second];
-        }
-        else
-        {
-            py::str key(name);
-            now = PyDict_GetItemWithError(m_frame.globals, key.ptr());
-            if (now == nullptr && PyErr_Occurred())
-            {
-                throw py::error_already_set();
-            }
-        }
         if (!bound && (now == nullptr || !PyArray_Check(now)))
         {
             return cval{};
@@ -126,7 +134,14 @@ namespace specula::engine::converter
         p_graph = &m_spec->module->add_graph("main");
         m_builder = std::make_unique<ir::builder>(*p_graph);
         m_first_line = 1; // the loop's AST carries the cell's own line numbers
-        return guarded([&] { build_loop_chunk(body, scope, plan); }, diagnostic);
+        std::shared_ptr<specialisation> spec =
+            guarded([&] { build_loop_chunk(body, scope, plan); }, diagnostic);
+        if (!spec)
+        {
+            // Items the trip updated in place: carried by source next time.
+            plan.item_writes = m_chunk_item_writes;
+        }
+        return spec;
     }
 
     void converter::build_loop_chunk(py::handle body, const loop_chunk_scope& scope,
@@ -214,6 +229,10 @@ namespace specula::engine::converter
         loop.python_ints = true;
         loop.known_layouts = true;
         std::vector<std::string> globals = scope.in_function ? scope.globals : scope.names;
+        for (const chunk_item_source& item : scope.item_sources)
+        {
+            loop.slots.push_back(carry_item_source(loop, item, scope, first));
+        }
         for (const std::string& name : scope.names)
         {
             if (contains(targets, name))
@@ -222,6 +241,12 @@ namespace specula::engine::converter
             }
             py::handle at = binding_statement(statements, name);
             bool carried = false;
+            if (contains(scope.bound, name) &&
+                chunk_item_alias(name, chunk_name_object(name), loop))
+            {
+                globals.erase(std::remove(globals.begin(), globals.end(), name), globals.end());
+                continue;
+            }
             cval v = chunk_initial(name, scope, at, carried);
             if (carried)
             {
@@ -256,12 +281,24 @@ namespace specula::engine::converter
                 m_locals[scope.target] = chunk_range_target(start, counter, step_value, scope);
             }
             bind_carried_args(loop, region);
+            bind_chunk_aliases(loop);
             m_in_chunk = true;
             p_chunk_loop = &loop;
             chunk_trip(statements, loop);
             // A `while` loop's next trip runs while its test holds.
             const ir::value_id next = is_while ? chunk_while_next(scope.while_test) : ir::no_id;
             m_in_chunk = false;
+            check_chunk_aliases(loop, first);
+            note_chunk_item_names(scope);
+            if (!m_chunk_item_writes.empty())
+            {
+                // The first conversion finds them, the next carries them
+                // (chunk_items.cpp); one not found then stays refused.
+                fail("in-place updates of arrays reached through list items inside " + loop.what +
+                         (scope.item_sources.empty() ? " (carried by source by the next conversion)"
+                                                     : ""),
+                     first);
+            }
             views = settle_chunk_views(loop, scope, first);
             auto at = [&](const std::string& name) { return binding_statement(statements, name); };
             std::vector<ir::value_id> results(loop.slots.size(), ir::no_id);
@@ -348,6 +385,13 @@ namespace specula::engine::converter
                                       const cval* trips)
     {
         m_locals.clear();
+        for (const carried_slot& s : slots)
+        {
+            if (s.source >= 0)
+            {
+                m_array_of_source[s.source] = s.orig;
+            }
+        }
         py::list names;
         std::vector<cval> values;
         for (size_t k = 0; k < slots.size(); ++k)

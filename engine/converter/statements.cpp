@@ -242,6 +242,8 @@ namespace specula::engine::converter
                 // arrays apart from read ones would miss on every run.
                 fail("in-place update of an array slice computed from a loop counter", node);
             }
+            // A chunk carries such an item by source (chunk_items.cpp).
+            note_chunk_item_write(src);
             // The user's array gets this value at commit, in program order.
             m_written_sources.insert(src);
             cval tmp = new_array(v, surface::ndarray);

@@ -7,7 +7,8 @@ the loops meant to chunk must show chunks in specula.report()."""
 
 import pytest
 
-from chunk_programs import PROGRAMS
+from chunk_programs import PROGRAMS as RANGE_PROGRAMS
+from item_chunk_programs import PROGRAMS as ITEM_PROGRAMS
 from test_cell_loops import (_interrupt_loop, _report, _run_program, _stdout, execute,
                              kernels)  # noqa: F401 (the fixture)
 
@@ -41,6 +42,9 @@ def check_equals_engine_off(kernels, program, key="chunks"):
         for index, (want, got) in enumerate(zip(off_seen, seen)):
             assert got == want, f"{mode}: cell {index} differs from the engine off"
         assert final == off_final, f"{mode}: final globals differ from the engine off"
+
+
+PROGRAMS = RANGE_PROGRAMS + ITEM_PROGRAMS
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.name for p in PROGRAMS])
