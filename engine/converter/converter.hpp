@@ -587,7 +587,7 @@ namespace specula::engine::converter
                                 const loop_chunk_scope& scope);
         void build_loop_chunk(py::handle body, const loop_chunk_scope& scope,
                               loop_chunk_plan& plan);
-        PyObject* chunk_name_object(const std::string& name);
+        PyObject* chunk_name_object(const std::string& name) const;
         cval chunk_initial(const std::string& name, const loop_chunk_scope& scope, py::handle node,
                            bool& carried);
         cval chunk_parameter(int index, const char* path, bool relaxed, int& src);
@@ -597,7 +597,6 @@ namespace specula::engine::converter
                                  const std::function<py::handle(const std::string&)>& at);
         // while_chunk.cpp: a `while` loop's test and trip count in a chunk
         void check_chunk_while_test(py::handle test);
-        PyObject* test_name_value(py::handle name) const;
         bool numpy_function(py::handle func) const;
         bool array_receiver(py::handle node);
         bool python_number(py::handle node) const;

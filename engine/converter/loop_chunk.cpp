@@ -48,7 +48,7 @@ namespace specula::engine::converter
 
     // The object a name the body mentions holds before the chunk (borrowed;
     // null when unbound).
-    PyObject* converter::chunk_name_object(const std::string& name)
+    PyObject* converter::chunk_name_object(const std::string& name) const
     {
         auto local = m_loop_locals.find(name);
         if (local != m_loop_locals.end())

@@ -115,24 +115,6 @@ namespace specula::engine::converter
         }
     }
 
-    // The value a name of the test holds now (borrowed; null when unbound).
-    PyObject* converter::test_name_value(py::handle name) const
-    {
-        const std::string id = py::str(name.attr("id"));
-        auto local = m_loop_locals.find(id);
-        if (local != m_loop_locals.end())
-        {
-            return m_frame.locals[local->second];
-        }
-        py::str key(id);
-        PyObject* found = PyDict_GetItemWithError(m_frame.globals, key.ptr()); // borrowed
-        if (found == nullptr && PyErr_Occurred())
-        {
-            throw py::error_already_set();
-        }
-        return found;
-    }
-
     // `np.f`, `np.linalg.f`: a dotted name whose root names the numpy module
     // (or one of its submodules); the converter's whitelist converts the
     // call or refuses it, and none of it is user code on the arrays it takes.
@@ -147,7 +129,8 @@ namespace specula::engine::converter
         {
             root = root.attr("value");
         }
-        PyObject* module = node_type(root) == "Name" ? test_name_value(root) : nullptr; // borrowed
+        PyObject* module = node_type(root) == "Name" ? chunk_name_object(py::str(root.attr("id")))
+                                                     : nullptr; // borrowed
         if (module == nullptr || !PyModule_CheckExact(module))
         {
             return false;
@@ -166,7 +149,7 @@ namespace specula::engine::converter
         const std::string kind = node_type(node);
         if (kind == "Name")
         {
-            PyObject* v = test_name_value(node); // borrowed
+            PyObject* v = chunk_name_object(py::str(node.attr("id"))); // borrowed
             return v != nullptr && (PyArray_CheckExact(v) || PyArray_CheckAnyScalarExact(v));
         }
         if (kind == "Call")
@@ -215,7 +198,7 @@ namespace specula::engine::converter
         }
         else if (node_type(node) == "Name")
         {
-            v = test_name_value(node);
+            v = chunk_name_object(py::str(node.attr("id")));
         }
         return v != nullptr && (PyLong_CheckExact(v) || PyFloat_CheckExact(v) || PyBool_Check(v));
     }
@@ -224,7 +207,7 @@ namespace specula::engine::converter
     // global or a local of the loop's function).
     bool converter::shadowed(py::handle name) const
     {
-        return test_name_value(name) != nullptr;
+        return chunk_name_object(py::str(name.attr("id"))) != nullptr;
     }
 
     // The LOOP's next condition: the test on the trip's final values (inside

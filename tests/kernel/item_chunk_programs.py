@@ -59,6 +59,14 @@ CELL_BODY_STEP = (
     "    dh = np.where(h > 0, d @ W2.T, 0.0)\n"
     "    dW1, db1 = X.T @ dh, dh.sum(axis=0)\n")
 
+# Names bound to two list items, one updated in place through its name.
+NAMES_ON_ITEMS = ("for i in range(60):\n"
+                  "    w, v = params\n"
+                  "    w -= 0.01 * v\n"
+                  "    v *= 0.999\n"
+                  "    s = s + 0.5\n"
+                  "print(s, W, c, w is W, v is c)\n" + SAME_OBJECTS)
+
 PROGRAMS = [
     chunk_program("params_list_mlp_train_step", [
         MLP_DATA + TRAIN_STEP,
@@ -86,21 +94,10 @@ PROGRAMS = [
         "s = 0.0\n",
         # `w` and `v` are params[0] and params[1] before every chunk (`same`
         # guards), never arrays of their own.
-        "for i in range(60):\n"
-        "    w, v = params\n"
-        "    w -= 0.01 * v\n"
-        "    v *= 0.999\n"
-        "    s = s + 0.5\n"
-        "print(s, W, c, w is W, v is c)\n" + SAME_OBJECTS,
-        # `w` rebound to a copy between runs: the guard misses, and the
-        # loop binds it to the item again.
-        "w = W.copy() + 1.0\n"
-        "for i in range(60):\n"
-        "    w, v = params\n"
-        "    w -= 0.01 * v\n"
-        "    v *= 0.999\n"
-        "    s = s + 0.5\n"
-        "print(s, W, c, w is W, v is c)\n" + SAME_OBJECTS,
+        NAMES_ON_ITEMS,
+        # `w` rebound to a copy between runs: the loop binds it to the item
+        # again (its first iterations run one by one, before any chunk).
+        "w = W.copy() + 1.0\n" + NAMES_ON_ITEMS,
     ]),
     chunk_program("cell_body_name_bound_to_an_item_only_read", [
         SETUP + "W = np.linspace(0.0, 1.0, 6)\nc = np.ones(6)\nparams = [W, c]\nfirst = list(params)\n"

@@ -21,6 +21,16 @@ def _new(before, after):
     return sum(n - before.get(k, 0) for k, n in after.items())
 
 
+def run_counted(kc, setup, loops):
+    """A fresh namespace, `setup`, then the cell `loops` behind a print of its
+    execution count (its loop rows are named "In [n], line k"); returns n."""
+    execute(kc, "%reset -f", store_history=False)
+    execute(kc, setup)
+    reply, messages = execute(kc, "print(get_ipython().execution_count)\n" + loops)
+    assert reply["status"] == "ok", reply
+    return int(_stdout(messages).splitlines()[0])
+
+
 def check_equals_engine_off(kernels, program, key="chunks"):
     """Runs `program` in every kernel: at threshold 0 the loops meant to chunk
     must add to the loop rows' `key` and the others not; every cell's outputs

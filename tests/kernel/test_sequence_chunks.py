@@ -21,18 +21,15 @@ def test_sequence_loops_equal_engine_off(kernels, program):
 
 def test_report_counts_list_chunks_and_says_why_not(kernels):
     km, kc = kernels["thr0"]
-    execute(kc, "%reset -f", store_history=False)
-    execute(kc, "import numpy as np\ndz = np.zeros(2)\nitems = [float(i) for i in range(200)]\n"
-                "words = ['a'] * 40")
-    reply, messages = execute(kc, "print(get_ipython().execution_count)\n"
-                                  "for di in items:\n"
-                                  "    dz = dz + di\n"
-                                  "for dw in words:\n"
-                                  "    dz = dz + 1.0\n"
-                                  "for dj in iter(items):\n"
-                                  "    dz = dz + 1.0\n")
-    assert reply["status"] == "ok", reply
-    count = int(_stdout(messages).splitlines()[0])
+    count = test_loop_chunks.run_counted(
+        kc, "import numpy as np\ndz = np.zeros(2)\nitems = [float(i) for i in range(200)]\n"
+        "words = ['a'] * 40",
+        "for di in items:\n"
+        "    dz = dz + di\n"
+        "for dw in words:\n"
+        "    dz = dz + 1.0\n"
+        "for dj in iter(items):\n"
+        "    dz = dz + 1.0\n")
     floats = _row(kc, count, 2)
     assert floats["chunks"] > 0 and 0 < floats["chunk_iterations"] < 200, floats
     assert floats["graph_runs"] == 200 and floats["chunk_reason"] is None, floats
@@ -44,24 +41,21 @@ def test_report_counts_list_chunks_and_says_why_not(kernels):
 
 def test_report_counts_enumerate_zip_and_rows_chunks_and_says_why_not(kernels):
     km, kc = kernels["thr0"]
-    execute(kc, "%reset -f", store_history=False)
-    execute(kc, "import numpy as np\nez = np.zeros(3)\nitems = [float(i) for i in range(200)]\n"
-                "rows = np.ones((200, 3))")
-    reply, messages = execute(kc, "print(get_ipython().execution_count)\n"
-                                  "for ei, ex in enumerate(items):\n"
-                                  "    ez = ez + ex * ei\n"
-                                  "for ex, ek in zip(items, range(150)):\n"
-                                  "    ez = ez + ex - ek\n"
-                                  "for er in rows:\n"
-                                  "    ez = ez * 0.5 + er\n"
-                                  "for eg in (x * 2.0 for x in items):\n"
-                                  "    ez = ez + eg\n"
-                                  "for ea, eb in zip(items, items, strict=True):\n"
-                                  "    ez = ez + ea\n"
-                                  "for ev in rows[:, 0]:\n"
-                                  "    ez = ez + ev\n")
-    assert reply["status"] == "ok", reply
-    count = int(_stdout(messages).splitlines()[0])
+    count = test_loop_chunks.run_counted(
+        kc, "import numpy as np\nez = np.zeros(3)\nitems = [float(i) for i in range(200)]\n"
+        "rows = np.ones((200, 3))",
+        "for ei, ex in enumerate(items):\n"
+        "    ez = ez + ex * ei\n"
+        "for ex, ek in zip(items, range(150)):\n"
+        "    ez = ez + ex - ek\n"
+        "for er in rows:\n"
+        "    ez = ez * 0.5 + er\n"
+        "for eg in (x * 2.0 for x in items):\n"
+        "    ez = ez + eg\n"
+        "for ea, eb in zip(items, items, strict=True):\n"
+        "    ez = ez + ea\n"
+        "for ev in rows[:, 0]:\n"
+        "    ez = ez + ev\n")
     for line, trips in ((2, 200), (4, 150), (6, 200)):
         row = _row(kc, count, line)
         assert row["chunks"] > 0 and 0 < row["chunk_iterations"] < trips, row

@@ -21,18 +21,15 @@ def test_while_loops_equal_engine_off(kernels, program):
 
 def test_report_counts_while_chunks_and_says_why_not(kernels):
     km, kc = kernels["thr0"]
-    execute(kc, "%reset -f", store_history=False)
-    execute(kc, "import numpy as np\nwz = np.zeros(2)\nwn = 0\nwm = 0\n"
-                "def bound():\n    return 120\n")
-    reply, messages = execute(kc, "print(get_ipython().execution_count)\n"
-                                  "while wn < 200:\n"
-                                  "    wz = wz * 0.5 + 1.0\n"
-                                  "    wn += 1\n"
-                                  "while wm < bound():\n"
-                                  "    wz = wz + 1.0\n"
-                                  "    wm += 1\n")
-    assert reply["status"] == "ok", reply
-    count = int(_stdout(messages).splitlines()[0])
+    count = test_loop_chunks.run_counted(
+        kc, "import numpy as np\nwz = np.zeros(2)\nwn = 0\nwm = 0\n"
+        "def bound():\n    return 120\n",
+        "while wn < 200:\n"
+        "    wz = wz * 0.5 + 1.0\n"
+        "    wn += 1\n"
+        "while wm < bound():\n"
+        "    wz = wz + 1.0\n"
+        "    wm += 1\n")
     counter = _row(kc, count, 2)
     # The first iterations run one by one (profiling, then graph iterations
     # in a row); the rest in chunks, counted as graph runs.
