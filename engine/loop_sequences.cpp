@@ -31,22 +31,6 @@ namespace specula::engine
                    v <= converter::relaxed_int_hi;
         }
 
-        // An array the graph reads as one row of the stacked items: exact
-        // ndarray, at least one dim, a dtype the engine converts, native and
-        // C-contiguous (the row is; NumPy's results follow their operands'
-        // memory order, so another order would lay results out differently).
-        bool stackable(PyObject* o)
-        {
-            if (!PyArray_CheckExact(o))
-            {
-                return false;
-            }
-            auto* a = reinterpret_cast<PyArrayObject*>(o);
-            return PyArray_NDIM(a) >= 1 && PyArray_ISNOTSWAPPED(a) && PyArray_ISALIGNED(a) &&
-                   PyArray_IS_C_CONTIGUOUS(a) &&
-                   dtype_of_type_num(PyArray_DESCR(a)->type_num).has_value();
-        }
-
         sequence_items kind_of(PyObject* o)
         {
             if (PyFloat_CheckExact(o))
@@ -57,7 +41,7 @@ namespace specula::engine
             {
                 return sequence_items::ints;
             }
-            return stackable(o) ? sequence_items::arrays : sequence_items::none;
+            return loop_sequences::stackable(o, 1) ? sequence_items::arrays : sequence_items::none;
         }
 
         bool same_array_type(PyObject* a, PyObject* b)
@@ -199,6 +183,18 @@ namespace specula::engine
 
     namespace loop_sequences
     {
+        bool stackable(PyObject* o, int min_ndim)
+        {
+            if (!PyArray_CheckExact(o))
+            {
+                return false;
+            }
+            auto* a = reinterpret_cast<PyArrayObject*>(o);
+            return PyArray_NDIM(a) >= min_ndim && PyArray_ISNOTSWAPPED(a) && PyArray_ISALIGNED(a) &&
+                   PyArray_IS_C_CONTIGUOUS(a) &&
+                   dtype_of_type_num(PyArray_DESCR(a)->type_num).has_value();
+        }
+
         std::int64_t uniform(const loop_cursor& cur, std::int64_t k,
                              std::vector<sequence_items>& kinds)
         {

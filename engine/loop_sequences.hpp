@@ -58,6 +58,13 @@ namespace specula::engine
 
     namespace loop_sequences
     {
+        // An array a chunk reads as one row of a stack (items) or whose rows
+        // it reads (`min_ndim` 2): exact ndarray, a dtype the engine converts,
+        // native, aligned and C-contiguous (NumPy's results follow their
+        // operands' memory order, so another order would lay them out
+        // differently).
+        bool stackable(PyObject* o, int min_ndim);
+
         // At a live loop's start: records in `cur` the streams of an exact
         // list or tuple iterated by its own iterator `it`, of an exact
         // enumerate or zip of such iterators (and range iterators), or of

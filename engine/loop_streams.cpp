@@ -81,20 +81,6 @@ namespace specula::engine
             return PyList_CheckExact(seq) ? PyList_GET_SIZE(seq) : PyTuple_GET_SIZE(seq);
         }
 
-        // A C-contiguous array whose rows a chunk reads: exact, ndim >= 2,
-        // native, aligned, of a dtype the engine converts.
-        bool rows_array(PyObject* o)
-        {
-            if (!exact_array(o))
-            {
-                return false;
-            }
-            auto* a = reinterpret_cast<PyArrayObject*>(o);
-            return PyArray_NDIM(a) >= 2 && PyArray_ISNOTSWAPPED(a) && PyArray_ISALIGNED(a) &&
-                   PyArray_IS_C_CONTIGUOUS(a) &&
-                   dtype_of_type_num(PyArray_DESCR(a)->type_num).has_value();
-        }
-
         // A list's or tuple's own iterator, a range iterator, or NumPy's
         // sequence iterator over an array, as a stream (false: another
         // iterator, `why` saying so).
@@ -144,7 +130,7 @@ namespace specula::engine
                 why = "the items of a 1-d array (NumPy scalars)";
                 return false;
             }
-            if (!rows_array(seq))
+            if (!loop_sequences::stackable(seq, 2))
             {
                 why = "the rows of an array that is not C-contiguous, native and aligned";
                 return false;
@@ -266,7 +252,8 @@ namespace specula::engine
                 py::tuple r = reduce_of(s.it.ptr());
                 long long index = 0;
                 if (!r || r.size() != 3 || !as_long(r[2].ptr(), index) || py::len(r[1]) != 1 ||
-                    PyTuple_GET_ITEM(r[1].ptr(), 0) != s.seq.ptr() || !rows_array(s.seq.ptr()))
+                    PyTuple_GET_ITEM(r[1].ptr(), 0) != s.seq.ptr() ||
+                    !loop_sequences::stackable(s.seq.ptr(), 2))
                 {
                     return false; // exhausted, or the array's shape or layout changed
                 }
