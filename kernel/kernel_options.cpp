@@ -83,7 +83,10 @@ namespace specula::kernel
              << "       " << program << " --version | --help\n\n"
              << "Specula: a Jupyter kernel for Python 3 that runs hot NumPy code as\n"
              << "speculative dataflow graphs. Jupyter starts it through the 'specula'\n"
-             << "kernelspec; select \"Python 3 (Specula)\" in your notebook.\n";
+             << "kernelspec; select \"Python 3 (Specula)\" in your notebook.\n\n"
+             << "Exit status: 0 after a shutdown request, 2 for a bad command line,\n"
+             << exit_port_in_use << " when a port of the connection file is taken (start\n"
+             << "again with new ports), 1 for any other failure to start.\n";
         return text.str();
     }
 

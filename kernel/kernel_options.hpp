@@ -28,6 +28,11 @@ namespace specula::kernel
 
     std::string usage_text(const std::string& program);
 
+    // Exit status when a port of the connection file could not be bound because
+    // another process holds it: sysexits' EX_TEMPFAIL, "try again", which a
+    // launcher can do with new ports. Every other start failure exits with 1.
+    constexpr int exit_port_in_use = 75;
+
     // Checks that the connection file exists and holds the keys a Jupyter
     // client writes. Returns an empty string when it is usable, otherwise a
     // sentence saying what is wrong, for stderr.

@@ -1,5 +1,6 @@
 // The `specula` executable: Jupyter starts it through the kernelspec as
 // `specula -f <connection file>`.
+#include <cerrno>
 #include <exception>
 #include <iostream>
 #include <memory>
@@ -9,6 +10,7 @@
 #include <xeus/xeus_context.hpp>
 #include <xeus/xkernel.hpp>
 #include <xeus/xkernel_configuration.hpp>
+#include <zmq.hpp>
 
 #include "kernel/history_manager.hpp"
 #include "kernel/interpreter.hpp"
@@ -79,6 +81,19 @@ int main(int argc, char* argv[])
     try
     {
         return run_kernel(parsed.options, argv[0]);
+    }
+    catch (const zmq::error_t& e)
+    {
+        // The launcher chose the ports and released them before we bound them;
+        // another process may have taken one meanwhile. Only a fresh set of ports
+        // helps, so tell the launcher with a distinct status rather than 1.
+        if (e.num() == EADDRINUSE)
+        {
+            fail(std::string("cannot start: a port of the connection file is in use (") + e.what() +
+                 "); start the kernel again with new ports");
+            return sk::exit_port_in_use;
+        }
+        return fail(std::string("cannot start: ") + e.what());
     }
     catch (const std::exception& e)
     {

@@ -5,11 +5,17 @@ kernel (and, later, Specula's engine) sees the cell as written plus two statemen
 """
 import ast
 import json
+import sys
 import time
 
 from jupyter_client.manager import KernelManager
 
 from .contenders import ContenderError, child_env
+
+# jupyter_client picks free ports and releases them before the kernel binds them;
+# another process's connection can take one meanwhile, and the kernel exits.
+# Such a kernel is started again with new ports; one that keeps dying still fails.
+START_ATTEMPTS = 3
 
 TIMER_START = "_bench_t0 = __import__('time').perf_counter()\n"
 TIMER_STOP = "\n_bench_dt = __import__('time').perf_counter() - _bench_t0"
@@ -40,9 +46,20 @@ class KernelContender:
         self.km.start_kernel(env=self.env)
 
     def wait_ready(self):
-        self.kc = self.km.client()
-        self.kc.start_channels()
-        self.kc.wait_for_ready(timeout=120)
+        for attempt in range(1, START_ATTEMPTS + 1):
+            self.kc = self.km.client()
+            self.kc.start_channels()
+            try:
+                self.kc.wait_for_ready(timeout=120)
+                break
+            except RuntimeError:
+                if self.km.is_alive() or attempt == START_ATTEMPTS:
+                    raise
+                status = self.km.provisioner.process.poll()
+                print(f"    {self.name}: the kernel exited with status {status} before it was "
+                      "ready; starting it again with new ports", file=sys.stderr, flush=True)
+                self.stop()
+                self.launch()
         self.kc.kernel_info()
         reply = self.kc.get_shell_msg(timeout=30)["content"]
         self.info = {"implementation": reply.get("implementation", ""),

@@ -4,15 +4,36 @@ import os
 import queue
 import time
 
-from jupyter_client.manager import start_new_kernel
+from jupyter_client.manager import KernelManager
 
 KERNEL_NAME = "specula"
 TIMEOUT = 30
+# The kernel's exit status when a port of its connection file was taken
+# (kernel/kernel_options.hpp): jupyter_client picks free ports, releases them,
+# and a parallel test's connection can take one before the kernel binds it.
+EXIT_PORT_IN_USE = 75
+START_ATTEMPTS = 3
 
 
 def start_kernel(**kwargs):
-    """A (manager, client) pair for a fresh specula kernel."""
-    return start_new_kernel(kernel_name=KERNEL_NAME, startup_timeout=60, **kwargs)
+    """A (manager, client) pair for a fresh specula kernel.
+
+    Only a kernel that exited saying a port was taken is started again, with
+    new ports; every other failure to start fails the test."""
+    for attempt in range(START_ATTEMPTS):
+        km = KernelManager(kernel_name=KERNEL_NAME)
+        km.start_kernel(**kwargs)
+        kc = km.client()
+        kc.start_channels()
+        try:
+            kc.wait_for_ready(timeout=60)
+            return km, kc
+        except RuntimeError:  # it died, or did not answer in time
+            kc.stop_channels()
+            taken = not km.is_alive() and km.provisioner.process.poll() == EXIT_PORT_IN_USE
+            km.shutdown_kernel(now=True)
+            if not taken or attempt == START_ATTEMPTS - 1:
+                raise
 
 
 def stop_kernel(km, kc):

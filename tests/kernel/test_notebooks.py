@@ -7,7 +7,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from kernel_harness import source_path
+from kernel_harness import source_path, start_kernel, stop_kernel
 
 NOTEBOOKS = sorted(glob.glob(source_path("notebooks", "**", "*.ipynb"), recursive=True))
 
@@ -19,9 +19,14 @@ def test_there_are_notebooks():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=os.path.basename)
 def test_notebook_executes(path):
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, kernel_name="specula", timeout=600,
-                            resources={"metadata": {"path": os.path.dirname(path)}})
-    client.execute()  # raises CellExecutionError on the first failing cell
+    # Started here, not by nbclient, so that a start that lost its ports is retried.
+    km, kc = start_kernel(cwd=os.path.dirname(path))
+    try:
+        client = NotebookClient(nb, km=km, timeout=600)
+        client.kc = kc
+        client.execute()  # raises CellExecutionError on the first failing cell
+    finally:
+        stop_kernel(km, kc)
     out_dir = os.environ["SPECULA_TEST_OUTPUT_DIR"]
     os.makedirs(out_dir, exist_ok=True)
     nbformat.write(nb, os.path.join(out_dir, os.path.basename(path)))

@@ -3,10 +3,11 @@
 import json
 import os
 import platform
+import socket
 import subprocess
 import tempfile
 
-from kernel_harness import execute, outputs, start_kernel, stop_kernel
+from kernel_harness import EXIT_PORT_IN_USE, execute, outputs, start_kernel, stop_kernel
 
 EXE = os.environ["SPECULA_EXECUTABLE"]
 
@@ -60,6 +61,24 @@ def test_missing_python_package_is_named(tmp_path):
     result = run(["-f", str(connection)], env=env)
     assert result.returncode != 0
     assert "'IPython'" in result.stderr and "python3-ipython" in result.stderr
+
+
+def test_a_taken_port_exits_with_its_own_status(tmp_path):
+    """Launchers start the kernel again with new ports on this status, and only on it."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        connection = tmp_path / "kernel.json"
+        connection.write_text(json.dumps({
+            "transport": "tcp", "ip": "127.0.0.1", "shell_port": port, "control_port": port,
+            "stdin_port": port, "iopub_port": port, "hb_port": port, "key": "",
+            "signature_scheme": "hmac-sha256"}))
+        result = run(["-f", str(connection)])
+    assert result.returncode == EXIT_PORT_IN_USE, result
+    assert "a port of the connection file is in use" in result.stderr
+    assert "new ports" in result.stderr
+    assert f"{EXIT_PORT_IN_USE} when a port" in run(["--help"]).stdout
 
 
 def test_kernel_runs_debian_python_quietly(tmp_path):
