@@ -173,11 +173,27 @@ namespace specula::engine
                     st.cell = std::string(st.rec->kind) == "cell";
                     st.in_function = st.rec->function_loop;
                 }
+                catch (py::error_already_set& e)
+                {
+                    if (!e.matches(PyExc_Exception))
+                    {
+                        // The user's interrupt (or SystemExit), raised while
+                        // the description's Python ran: the boundary raises
+                        // it at the marker. Nothing was adopted, so the loop
+                        // is described at its next entry.
+                        e.restore();
+                        drop_engine_traceback();
+                        throw py::error_already_set();
+                    }
+                    st.unavailable = true; // this loop stays in CPython
+                }
                 catch (const std::exception&)
                 {
-                    // py::error_already_set or a failed cast: this loop
-                    // stays in CPython.
-                    PyErr_Clear();
+                    // A failed cast: this loop stays in CPython.
+                    if (clear_error_unless_interrupt())
+                    {
+                        throw py::error_already_set();
+                    }
                     st.unavailable = true;
                 }
             }
@@ -411,7 +427,7 @@ namespace specula::engine
         // __specula_loop_live__(id), once per loop start: a new reference to
         // False when the loop runs without entries (engine off, or the region
         // is not convertible or blacklisted), True otherwise.
-        PyObject* loop_live(PyObject*, PyObject* arg)
+        PyObject* loop_live_body(PyObject* arg)
         {
             long id = PyLong_AsLong(arg);
             if (id < 0)
@@ -440,6 +456,12 @@ namespace specula::engine
                 Py_RETURN_FALSE;
             }
             Py_RETURN_TRUE;
+        }
+
+        PyObject* loop_live(PyObject*, PyObject* arg)
+        {
+            return at_python_boundary([&] { return loop_live_body(arg); },
+                                      [](const std::string&) -> PyObject* { Py_RETURN_FALSE; });
         }
 
         // __specula_iter__(id, iterable), where a live `for` loop takes its
