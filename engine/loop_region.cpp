@@ -12,6 +12,7 @@
 #include "engine/loop_chunks.hpp"
 #include "engine/loop_locals.hpp"
 #include "engine/py_errors.hpp"
+#include "engine/runner.hpp"
 #include "engine/sources.hpp"
 #include "engine/while_chunks.hpp"
 
@@ -327,12 +328,15 @@ namespace specula::engine
         // on the C stack; skipped, it leaves the thread's current frame
         // dangling and the next Python call crashes). The user's interrupt
         // (or SystemExit) raised while the engine worked is raised at the
-        // marker, as CPython would an instant later; the engine's own errors
-        // are thrown before anything is committed, so `fallback` decides
-        // (CPython runs the iteration, or the error is raised).
+        // marker, as CPython would an instant later. The engine's own errors
+        // thrown before a commit go to `fallback` (CPython runs the
+        // iteration, or the error is raised); after one (a chunk's target
+        // not bound yet) the iteration must not run again: the error is
+        // raised (runner.hpp, commits_started).
         template <class body_fn, class fallback_fn>
         PyObject* at_python_boundary(body_fn&& body, fallback_fn&& fallback) noexcept
         {
+            const std::uint64_t commits = commits_started();
             std::string why;
             try
             {
@@ -354,6 +358,14 @@ namespace specula::engine
             catch (...)
             {
                 why = "unknown C++ exception";
+            }
+            if (commits_started() != commits)
+            {
+                if (!clear_error_unless_interrupt())
+                {
+                    raise_after_commit(why);
+                }
+                return nullptr;
             }
             try
             {

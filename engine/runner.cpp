@@ -472,6 +472,9 @@ namespace specula::engine
 
     namespace
     {
+        std::uint64_t g_commits_started = 0;
+        std::uint64_t g_fail_at_commit = 0; // tests: the commit count that throws (0: none)
+
         // The run's last step, after every check: the held-back kernels
         // write the users' arrays. No signal check comes before it: a
         // signal handler must not run between the graph's reads and these
@@ -607,13 +610,35 @@ namespace specula::engine
             report.outcome = run_outcome::interrupted;
             return report;
         }
+        ++g_commits_started; // the effects are the user's from here (the sunk stores' too)
         if (!wb.commit())
         {
             report.outcome = run_outcome::commit_error;
             return report;
         }
+        if (g_commits_started == g_fail_at_commit)
+        {
+            throw std::runtime_error("failure injected after a commit (tests)");
+        }
         *result = ret.release().ptr();
         report.outcome = run_outcome::done;
         return report;
+    }
+
+    std::uint64_t commits_started()
+    {
+        return g_commits_started;
+    }
+
+    void raise_after_commit(const std::string& why)
+    {
+        PyErr_SetString(
+            PyExc_SystemError,
+            ("specula: internal error after a commit (its effects stand): " + why).c_str());
+    }
+
+    void fail_after_commit(std::uint64_t n)
+    {
+        g_fail_at_commit = g_commits_started + n;
     }
 } // namespace specula::engine

@@ -5,6 +5,7 @@
 
 #include <Python.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -65,4 +66,18 @@ namespace specula::engine
     // on done, *result holds a new reference.
     run_report run_specialisation(const specialisation& spec, const std::vector<PyObject*>& values,
                                   PyObject** result);
+
+    // How many runs have started to commit (the GIL orders them). The engine's
+    // fallback for its own errors (CPython runs the call or iteration) is only
+    // right before a commit: after one it would make the effects twice. So
+    // the places that fall back (engine_core::enter_region, the loop markers'
+    // boundary) compare this count with the one they entered with, and raise
+    // an error past a commit (raise_after_commit) instead.
+    std::uint64_t commits_started();
+    // Sets SystemError for an internal error `why` thrown after a commit.
+    void raise_after_commit(const std::string& why);
+    // Tests: the n-th commit from now (1: the next) is followed by an
+    // internal error, thrown once its effects are made (as a std::bad_alloc
+    // binding a chunk's target would be).
+    void fail_after_commit(std::uint64_t n);
 } // namespace specula::engine
