@@ -480,8 +480,10 @@ namespace specula::engine
         if (first)
         {
             why = explain_failure(*first, first_failure, first_values);
+            // The sources the miss resolved (kept alive by first_owned) are
+            // not read again; only those after the one that failed are.
             owned_refs seen_owned;
-            std::vector<PyObject*> seen;
+            std::vector<PyObject*> seen = first_values;
             const std::vector<int> failing = failing_sources(*first, frame, seen, seen_owned);
             if (PyErr_Occurred())
             {

@@ -92,7 +92,7 @@ namespace specula::engine
     {
         std::vector<int> failing;
         const int n = spec.sources.size();
-        values.assign(static_cast<size_t>(n), nullptr);
+        values.resize(static_cast<size_t>(n), nullptr);
         std::vector<bool> usable(static_cast<size_t>(n), false);
         bool any_failed = false;
         for (int s = 0; s < n; ++s)
@@ -107,7 +107,8 @@ namespace specula::engine
             {
                 continue;
             }
-            PyObject* v = spec.sources.resolve(s, frame, values, owned);
+            PyObject* v = values[static_cast<size_t>(s)];
+            v = v != nullptr ? v : spec.sources.resolve(s, frame, values, owned);
             if (v == nullptr)
             {
                 if (PyErr_Occurred())

@@ -34,7 +34,10 @@ namespace specula::engine
     // Cold, after a miss: every source whose own guards fail on this call,
     // not only the first (two shapes that changed together relax together).
     // Sources read through one that failed or did not resolve are skipped.
-    // Stops with the user's interrupt set when a lookup raised it.
+    // `values` may come with the sources the miss's check_guards resolved
+    // (the rest null): those are not resolved again, which would run the
+    // user code of a lookup twice. Stops with the user's interrupt set when
+    // a lookup raised it.
     std::vector<int> failing_sources(const specialisation& spec,
                                      const frame_hook::frame_view& frame,
                                      std::vector<PyObject*>& values, owned_refs& owned);
