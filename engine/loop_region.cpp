@@ -561,9 +561,14 @@ namespace specula::engine
                                "Specula: whether this loop starts as an engine region."};
         PyMethodDef g_done_def{"__specula_loop_done__", loop_done, METH_O,
                                "Specula: a cell region's statements ran to their end in CPython."};
-        PyMethodDef g_iter_def{"__specula_iter__", reinterpret_cast<PyCFunction>(loop_iter),
-                               METH_FASTCALL,
-                               "Specula: the iterator of a loop the engine may run in chunks."};
+        // METH_FASTCALL: CPython calls it back through its own signature
+        // (_PyCFunctionFast). The cast through `void (*)(void)` is the
+        // documented way to store it in ml_meth without -Wcast-function-type.
+        // It returns a new reference (or NULL); its arguments are borrowed.
+        PyMethodDef g_iter_def{
+            "__specula_iter__",
+            reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(loop_iter)),
+            METH_FASTCALL, "Specula: the iterator of a loop the engine may run in chunks."};
         PyMethodDef g_broke_def{"__specula_loop_broke__", loop_broke, METH_NOARGS,
                                 "Specula: whether the iteration the engine ran took a break."};
     } // namespace
