@@ -8,7 +8,7 @@ the loops meant to chunk must show chunks in specula.report()."""
 import pytest
 
 from chunk_programs import PROGRAMS as RANGE_PROGRAMS
-from item_chunk_programs import PROGRAMS as ITEM_PROGRAMS
+from item_chunk_programs import PROGRAMS as ITEM_PROGRAMS, SAME_GUARD_MISS
 from test_cell_loops import (_interrupt_loop, _report, _run_program, _stdout, execute,
                              kernels)  # noqa: F401 (the fixture)
 
@@ -60,6 +60,14 @@ PROGRAMS = RANGE_PROGRAMS + ITEM_PROGRAMS
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.name for p in PROGRAMS])
 def test_chunked_loops_equal_engine_off(kernels, program):
     check_equals_engine_off(kernels, program)
+
+
+def test_a_name_no_longer_on_its_item_misses_the_same_guard(kernels):
+    """A chunk's body binds `w` to a list item; an iteration of the other
+    side of a counter `if` leaves `w` on another array, so the chunk graph
+    entered next misses its `same` guard (counted in the loop row) and the
+    iterations run as CPython runs them: results equal the engine off's."""
+    check_equals_engine_off(kernels, SAME_GUARD_MISS, key="chunk_guard_misses")
 
 
 def _row(kc, count, line):
