@@ -190,7 +190,9 @@ namespace specula::engine
                 }
                 catch (const std::exception&)
                 {
-                    // A failed cast: this loop stays in CPython.
+                    // A failed cast, or a loop in a function entered
+                    // without a frame: this loop stays in CPython (unless
+                    // the user's interrupt is pending: raised at the marker).
                     if (clear_error_unless_interrupt())
                     {
                         throw py::error_already_set();
