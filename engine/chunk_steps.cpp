@@ -36,12 +36,21 @@ namespace specula::engine::chunk_steps
             {
                 return rec.chunk.spec;
             }
+            engine_core& core = engine_core::instance();
+            if (rec.chunk.spec && failure.index != guards_interrupted)
+            {
+                ++rec.chunk.guard_misses;
+                if (core.settings().dump.exits)
+                {
+                    std::cerr << "specula: " << rec.r->name() << ": chunk graph's "
+                              << explain_failure(*rec.chunk.spec, failure, values) << "\n";
+                }
+            }
             if (failure.index == guards_interrupted || rec.chunk.compiles >= max_compiles)
             {
                 return nullptr; // this entry runs one iteration; a later one may match
             }
             ++rec.chunk.compiles;
-            engine_core& core = engine_core::instance();
             converter::loop_chunk_scope scope;
             scope.file = rec.r->file();
             scope.target = rec.chunk.target;

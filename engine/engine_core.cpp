@@ -258,6 +258,8 @@ namespace specula::engine
         {
             return frame_exit::run_default;
         }
+        const std::uint64_t commits = commits_started();
+        std::string why;
         try
         {
             return on_enter(rec, frame, result);
@@ -268,16 +270,29 @@ namespace specula::engine
             {
                 // The user's interrupt (or SystemExit), raised in the
                 // engine's own Python work (conversion) or in user code it
-                // ran (a dict key's __eq__): nothing of this entry ran, so
-                // it raises here as it would have in CPython an instant later.
+                // ran (a dict key's __eq__): raised here, as it would have
+                // been in CPython an instant later (before this entry's
+                // commit, or just after it).
+                Py_CLEAR(*result);
                 e.restore();
                 return frame_exit::fail;
             }
-            rec.r->record_internal_error(e.what());
+            why = e.what();
         }
         catch (const std::exception& e)
         {
-            rec.r->record_internal_error(e.what());
+            why = e.what();
+        }
+        rec.r->record_internal_error(why);
+        if (commits_started() != commits)
+        {
+            // Committed: CPython must not run the call again (runner.hpp).
+            Py_CLEAR(*result);
+            if (!clear_error_unless_interrupt())
+            {
+                raise_after_commit(why);
+            }
+            return frame_exit::fail;
         }
         if (clear_error_unless_interrupt())
         {
@@ -465,8 +480,10 @@ namespace specula::engine
         if (first)
         {
             why = explain_failure(*first, first_failure, first_values);
+            // The sources the miss resolved (kept alive by first_owned) are
+            // not read again; only those after the one that failed are.
             owned_refs seen_owned;
-            std::vector<PyObject*> seen;
+            std::vector<PyObject*> seen = first_values;
             const std::vector<int> failing = failing_sources(*first, frame, seen, seen_owned);
             if (PyErr_Occurred())
             {

@@ -51,9 +51,10 @@ namespace specula::engine
         // The size the next chunk of a later run of the loop starts at (the
         // last one that passed; 0: the first size).
         std::int64_t next_k = 0;
-        std::int64_t chunks = 0;     // chunk runs committed
-        std::int64_t iterations = 0; // iterations they ran
-        std::int64_t failures = 0;   // chunk runs that failed (replayed)
+        std::int64_t chunks = 0;       // chunk runs committed
+        std::int64_t iterations = 0;   // iterations they ran
+        std::int64_t failures = 0;     // chunk runs that failed (replayed)
+        std::int64_t guard_misses = 0; // entries whose chunk graph's guards failed
         std::int64_t compiles = 0;
         double time_s = 0.0; // total time of the committed chunk runs
         // Seconds per iteration of the committed chunks of a steady size

@@ -12,6 +12,7 @@
 #include "engine/loop_chunks.hpp"
 #include "engine/loop_locals.hpp"
 #include "engine/py_errors.hpp"
+#include "engine/runner.hpp"
 #include "engine/sources.hpp"
 #include "engine/while_chunks.hpp"
 
@@ -173,11 +174,29 @@ namespace specula::engine
                     st.cell = std::string(st.rec->kind) == "cell";
                     st.in_function = st.rec->function_loop;
                 }
+                catch (py::error_already_set& e)
+                {
+                    if (!e.matches(PyExc_Exception))
+                    {
+                        // The user's interrupt (or SystemExit), raised while
+                        // the description's Python ran: the boundary raises
+                        // it at the marker. Nothing was adopted, so the loop
+                        // is described at its next entry.
+                        e.restore();
+                        drop_engine_traceback();
+                        throw py::error_already_set();
+                    }
+                    st.unavailable = true; // this loop stays in CPython
+                }
                 catch (const std::exception&)
                 {
-                    // py::error_already_set or a failed cast: this loop
-                    // stays in CPython.
-                    PyErr_Clear();
+                    // A failed cast, or a loop in a function entered
+                    // without a frame: this loop stays in CPython (unless
+                    // the user's interrupt is pending: raised at the marker).
+                    if (clear_error_unless_interrupt())
+                    {
+                        throw py::error_already_set();
+                    }
                     st.unavailable = true;
                 }
             }
@@ -311,12 +330,15 @@ namespace specula::engine
         // on the C stack; skipped, it leaves the thread's current frame
         // dangling and the next Python call crashes). The user's interrupt
         // (or SystemExit) raised while the engine worked is raised at the
-        // marker, as CPython would an instant later; the engine's own errors
-        // are thrown before anything is committed, so `fallback` decides
-        // (CPython runs the iteration, or the error is raised).
+        // marker, as CPython would an instant later. The engine's own errors
+        // thrown before a commit go to `fallback` (CPython runs the
+        // iteration, or the error is raised); after one (a chunk's target
+        // not bound yet) the iteration must not run again: the error is
+        // raised (runner.hpp, commits_started).
         template <class body_fn, class fallback_fn>
         PyObject* at_python_boundary(body_fn&& body, fallback_fn&& fallback) noexcept
         {
+            const std::uint64_t commits = commits_started();
             std::string why;
             try
             {
@@ -338,6 +360,14 @@ namespace specula::engine
             catch (...)
             {
                 why = "unknown C++ exception";
+            }
+            if (commits_started() != commits)
+            {
+                if (!clear_error_unless_interrupt())
+                {
+                    raise_after_commit(why);
+                }
+                return nullptr;
             }
             try
             {
@@ -411,7 +441,7 @@ namespace specula::engine
         // __specula_loop_live__(id), once per loop start: a new reference to
         // False when the loop runs without entries (engine off, or the region
         // is not convertible or blacklisted), True otherwise.
-        PyObject* loop_live(PyObject*, PyObject* arg)
+        PyObject* loop_live_body(PyObject* arg)
         {
             long id = PyLong_AsLong(arg);
             if (id < 0)
@@ -440,6 +470,12 @@ namespace specula::engine
                 Py_RETURN_FALSE;
             }
             Py_RETURN_TRUE;
+        }
+
+        PyObject* loop_live(PyObject*, PyObject* arg)
+        {
+            return at_python_boundary([&] { return loop_live_body(arg); },
+                                      [](const std::string&) -> PyObject* { Py_RETURN_FALSE; });
         }
 
         // __specula_iter__(id, iterable), where a live `for` loop takes its
@@ -527,9 +563,14 @@ namespace specula::engine
                                "Specula: whether this loop starts as an engine region."};
         PyMethodDef g_done_def{"__specula_loop_done__", loop_done, METH_O,
                                "Specula: a cell region's statements ran to their end in CPython."};
-        PyMethodDef g_iter_def{"__specula_iter__", reinterpret_cast<PyCFunction>(loop_iter),
-                               METH_FASTCALL,
-                               "Specula: the iterator of a loop the engine may run in chunks."};
+        // METH_FASTCALL: CPython calls it back through its own signature
+        // (_PyCFunctionFast). The cast through `void (*)(void)` is the
+        // documented way to store it in ml_meth without -Wcast-function-type.
+        // It returns a new reference (or NULL); its arguments are borrowed.
+        PyMethodDef g_iter_def{
+            "__specula_iter__",
+            reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(loop_iter)),
+            METH_FASTCALL, "Specula: the iterator of a loop the engine may run in chunks."};
         PyMethodDef g_broke_def{"__specula_loop_broke__", loop_broke, METH_NOARGS,
                                 "Specula: whether the iteration the engine ran took a break."};
     } // namespace

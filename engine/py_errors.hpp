@@ -35,4 +35,23 @@ namespace specula::engine
         PyObject* type = PyErr_Occurred(); // borrowed
         return type != nullptr && !PyErr_GivenExceptionMatches(type, PyExc_Exception);
     }
+
+    // The pending error was raised in the engine's own Python (a loop's
+    // description): its traceback holds the engine's frames, which CPython,
+    // raising it in the user's code, would not show. Dropped, so the user's
+    // frames are the traceback's only ones once it is raised there.
+    inline void drop_engine_traceback()
+    {
+        PyObject* type = nullptr;
+        PyObject* value = nullptr;
+        PyObject* traceback = nullptr;
+        PyErr_Fetch(&type, &value, &traceback); // new references (each may be null)
+        PyErr_NormalizeException(&type, &value, &traceback);
+        Py_XDECREF(traceback);
+        if (value != nullptr)
+        {
+            PyException_SetTraceback(value, Py_None); // borrows Py_None
+        }
+        PyErr_Restore(type, value, nullptr); // steals type and value
+    }
 } // namespace specula::engine

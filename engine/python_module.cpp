@@ -5,6 +5,7 @@
 #include "engine/engine_core.hpp"
 #include "engine/introspection.hpp"
 #include "engine/loop_region.hpp"
+#include "engine/runner.hpp"
 
 namespace specula::engine
 {
@@ -114,6 +115,9 @@ namespace specula::engine
             py::arg("name"), py::arg("situation"), py::arg("graph_s"), py::arg("cpython_s"),
             "Tests: specialisations of region `name` whose situation contains `situation` record "
             "these call times instead of the clock's (deterministic cost verdicts).");
+        m.def("_fail_after_commit", &fail_after_commit, py::arg("n"),
+              "Tests: the n-th graph run from now that commits (1: the next) throws an internal "
+              "error right after its commit (the engine must raise it, not run the code again).");
         m.def("threshold", []() { return engine_core::instance().settings().threshold; });
     }
 

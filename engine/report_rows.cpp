@@ -78,6 +78,7 @@ namespace specula::engine
             d["chunks"] = c.chunks;
             d["chunk_iterations"] = c.iterations;
             d["chunk_failures"] = c.failures;
+            d["chunk_guard_misses"] = c.guard_misses;
             d["chunk_time_s"] = c.time_s;
             std::string why =
                 !c.chunkable()

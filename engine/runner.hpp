@@ -1,46 +1,20 @@
-// The hot path of a compiled region: resolve sources and check guards, bind
-// inputs zero-copy, run the executable, materialise outputs, commit the write
-// buffer, build the return value.
+// The hot path of a compiled region: resolve sources and check guards
+// (guard_checks.hpp), bind inputs zero-copy, run the executable, materialise
+// outputs, commit the write buffer, build the return value.
 #pragma once
 
 #include <Python.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
-#include "engine/frame_hook.hpp"
+#include "engine/guard_checks.hpp"
 #include "engine/py_ref.hpp"
 #include "engine/specialisation.hpp"
 
 namespace specula::engine
 {
-    struct guard_failure
-    {
-        int source = -1;     // -1 for cross-source guards or a missing source
-        int index = -1;      // the guard that failed, -1 when the source did not resolve
-        std::string explain; // filled by explain_failure()
-    };
-
-    // guard_failure::index when the guards were not decided: the user's
-    // interrupt was raised in user code a source's lookup ran (a dict key's
-    // __eq__), and is set for the caller to raise (py_errors.hpp).
-    inline constexpr int guards_interrupted = -4;
-
-    // Resolves every source into `values` (borrowed, kept alive by `owned`) and
-    // checks the guards. On failure fills `failure` (cheaply) and returns false.
-    bool check_guards(const specialisation& spec, const frame_hook::frame_view& frame,
-                      std::vector<PyObject*>& values, owned_refs& owned, guard_failure& failure);
-    // Cold, after a miss: every source whose own guards fail on this call,
-    // not only the first (two shapes that changed together relax together).
-    // Sources read through one that failed or did not resolve are skipped.
-    // Stops with the user's interrupt set when a lookup raised it.
-    std::vector<int> failing_sources(const specialisation& spec,
-                                     const frame_hook::frame_view& frame,
-                                     std::vector<PyObject*>& values, owned_refs& owned);
-    // Cold: the human-readable reason for a failure.
-    std::string explain_failure(const specialisation& spec, const guard_failure& failure,
-                                const std::vector<PyObject*>& values);
-
     enum class run_outcome
     {
         done,         // *result is a new reference, effects committed
@@ -65,4 +39,18 @@ namespace specula::engine
     // on done, *result holds a new reference.
     run_report run_specialisation(const specialisation& spec, const std::vector<PyObject*>& values,
                                   PyObject** result);
+
+    // How many runs have started to commit (the GIL orders them). The engine's
+    // fallback for its own errors (CPython runs the call or iteration) is only
+    // right before a commit: after one it would make the effects twice. So
+    // the places that fall back (engine_core::enter_region, the loop markers'
+    // boundary) compare this count with the one they entered with, and raise
+    // an error past a commit (raise_after_commit) instead.
+    std::uint64_t commits_started();
+    // Sets SystemError for an internal error `why` thrown after a commit.
+    void raise_after_commit(const std::string& why);
+    // Tests: the n-th commit from now (1: the next) is followed by an
+    // internal error, thrown once its effects are made (as a std::bad_alloc
+    // binding a chunk's target would be).
+    void fail_after_commit(std::uint64_t n);
 } // namespace specula::engine

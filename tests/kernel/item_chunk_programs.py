@@ -217,3 +217,21 @@ PROGRAMS = [
         "print(W, c)\n" + SAME_OBJECTS,
     ], chunks=False),
 ]
+
+# A `same` guard that misses: its own test (test_loop_chunks.py) counts it.
+SAME_GUARD_MISS = chunk_program("cell_body_name_left_on_another_array_at_a_counter_if", [
+    SETUP + "W = np.linspace(0.0, 1.0, 6)\nc = np.ones(6)\nparams = [W, c]\nfirst = list(params)\n"
+    "s = 0.0\n",
+    # Every 20th iteration leaves `w` on an array of its own, of the
+    # item's shape: the chunk graph (of the other side) entered next finds
+    # `w` is not params[0]: its `same` guard misses (the loop row's
+    # `chunk_guard_misses`, test_loop_chunks.py).
+    "for i in range(100):\n"
+    "    w, v = params\n"
+    "    w -= 0.01 * v\n"
+    "    v *= 0.999\n"
+    "    s = s + 0.5\n"
+    "    if i % 20 == 19:\n"
+    "        w = w * 2.0\n"
+    "print(s, W, c, w is W, v is c, w)\n" + SAME_OBJECTS,
+])

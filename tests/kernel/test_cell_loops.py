@@ -359,3 +359,53 @@ def test_counter_indexed_item_writes_compile_at_most_twice(kernels):
     row = rows[0]
     assert row["state"] == "compiled" and row["compiles"] <= 2, row
     assert row["graph_runs"] >= 40 - 2, row
+
+
+# Interrupts the engine's description of the next loop once: the SIGINT
+# handler raising inside `cell_loops.describe`, which the engine runs the
+# first time a loop starts.
+_INTERRUPT_DESCRIPTION = """import specula.cell_loops as _qcl
+_qreal = _qcl.describe
+def _qinterrupting(loop_id):
+    if _qcl._loops[loop_id][4] != 'loop':
+        return _qreal(loop_id)
+    _qcl.describe = _qreal
+    raise KeyboardInterrupt
+_qcl.describe = _qinterrupting
+"""
+
+
+def test_an_interrupt_while_a_loop_is_described_reaches_the_user(kernels):
+    """A KeyboardInterrupt raised while the engine describes a loop is the
+    user's: the cell raises it at the loop before any iteration ran, with the
+    cell's frames only, and the loop is described again at its next start
+    (then runs as a graph). The final globals are the engine off's without
+    the interrupted run."""
+    setup = "import numpy as np\nqk = np.zeros(3)\nqlog = []"
+    # (The import keeps the cell, run again, from running as one graph: the
+    # loop itself starts.)
+    loop = "import math\nfor qi in range(6):\n    qk += 1.5\n    qlog.append(float(qk.sum()))"
+    finals = {}
+    for mode in ("off", "thr0"):
+        km, kc = kernels[mode]
+        execute(kc, "%reset -f", store_history=False)
+        reply, _ = execute(kc, setup)
+        assert reply["status"] == "ok", reply
+        if mode == "thr0":
+            reply, _ = execute(kc, _INTERRUPT_DESCRIPTION)
+            assert reply["status"] == "ok", reply
+            reply, _ = execute(kc, loop)
+            assert reply["status"] == "error" and reply["ename"] == "KeyboardInterrupt", reply
+            frames = "\n".join(reply["traceback"])
+            assert "_qinterrupting" not in frames and "cell_loops" not in frames, frames
+            reply, messages = execute(kc, "print(len(qlog), qk.sum())")
+            assert _stdout(messages) == "0 0.0\n", _stdout(messages)
+        before = _graph_runs(_report(kc), "loop")
+        reply, _ = execute(kc, loop)
+        assert reply["status"] == "ok", reply
+        if mode == "thr0":
+            after = _report(kc)
+            assert _new_runs(before, _graph_runs(after, "loop")) > 0, after
+        reply, messages = execute(kc, SNAPSHOT, store_history=False)
+        finals[mode] = json.loads(_stdout(messages))
+    assert finals["thr0"] == finals["off"]

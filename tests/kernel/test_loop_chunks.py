@@ -8,7 +8,7 @@ the loops meant to chunk must show chunks in specula.report()."""
 import pytest
 
 from chunk_programs import PROGRAMS as RANGE_PROGRAMS
-from item_chunk_programs import PROGRAMS as ITEM_PROGRAMS
+from item_chunk_programs import PROGRAMS as ITEM_PROGRAMS, SAME_GUARD_MISS
 from test_cell_loops import (_interrupt_loop, _report, _run_program, _stdout, execute,
                              kernels)  # noqa: F401 (the fixture)
 
@@ -60,6 +60,14 @@ PROGRAMS = RANGE_PROGRAMS + ITEM_PROGRAMS
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.name for p in PROGRAMS])
 def test_chunked_loops_equal_engine_off(kernels, program):
     check_equals_engine_off(kernels, program)
+
+
+def test_a_name_no_longer_on_its_item_misses_the_same_guard(kernels):
+    """A chunk's body binds `w` to a list item; an iteration of the other
+    side of a counter `if` leaves `w` on another array, so the chunk graph
+    entered next misses its `same` guard (counted in the loop row) and the
+    iterations run as CPython runs them: results equal the engine off's."""
+    check_equals_engine_off(kernels, SAME_GUARD_MISS, key="chunk_guard_misses")
 
 
 def _row(kc, count, line):
@@ -156,3 +164,38 @@ def test_chunks_slower_than_one_graph_per_iteration_stop(kernels):
     assert row["chunk_reason"].startswith("chunks slower than one graph per iteration"), row
     reply, messages = execute(kc, "print(cz.tolist())")
     assert _stdout(messages) == f"{[2.0] * 8}\n"
+
+
+def test_an_internal_error_after_a_commit_is_raised_not_run_again(kernels):
+    """An internal error thrown after a graph's commit (injected: as a
+    std::bad_alloc binding a chunk's target would be) must not send the
+    iteration to CPython, which would make its effects twice: the cell raises
+    SystemError, and every iteration that ran was committed once, in order.
+    First at a one-iteration graph's commit (the loop's first), then, in
+    another loop that already ran in chunks, at a chunk's (the second commit
+    of its next run: one iteration, then chunks). An internal error sends a
+    loop back to CPython for good."""
+    km, kc = kernels["thr0"]
+    execute(kc, "%reset -f", store_history=False)
+    execute(kc, "import numpy as np\nimport specula\nek = np.zeros(3)\nelog = []")
+    whole = "print(len(elog), elog == list(range(len(elog))), float(ek[0]) == len(elog))"
+    try:
+        for name, in_chunk in (("ei", False), ("ej", True)):
+            # (The import keeps the cell, run again, from being one graph.)
+            loop = f"import math\nfor {name} in range(300):\n    ek += 1.0\n    elog.append({name})"
+            if in_chunk:
+                reply, _ = execute(kc, loop)
+                assert reply["status"] == "ok", reply
+                execute(kc, "ek[:] = 0.0\nelog.clear()")
+            execute(kc, f"specula._engine._fail_after_commit({2 if in_chunk else 1})")
+            reply, _ = execute(kc, loop)
+            assert reply["status"] == "error" and reply["ename"] == "SystemError", reply
+            assert "after a commit" in reply["evalue"], reply
+            reply, messages = execute(kc, whole)
+            ran, in_order, once = _stdout(messages).split()
+            assert in_order == "True" and once == "True", _stdout(messages)
+            # A chunk's iterations after the run's first one, or at least one.
+            assert int(ran) > (2 if in_chunk else 0), ran
+            execute(kc, "ek[:] = 0.0\nelog.clear()")
+    finally:
+        execute(kc, "specula._engine._fail_after_commit(0)")  # disarmed
