@@ -21,11 +21,6 @@ namespace specula::engine::converter
 {
     namespace
     {
-        std::string node_type(py::handle node)
-        {
-            return py::str(node.get_type().attr("__name__"));
-        }
-
         bool is_comprehension(py::handle node)
         {
             const std::string kind = node_type(node);

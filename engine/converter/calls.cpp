@@ -18,11 +18,6 @@ namespace specula::engine::converter
         // with every level; deep chains are usually recursion in disguise).
         constexpr size_t max_inline_depth = 16;
 
-        std::string node_type(py::handle node)
-        {
-            return py::str(node.get_type().attr("__name__"));
-        }
-
         // Index of `name` in a tuple of names (new reference `names`, released
         // here), or -1.
         int index_in(PyObject* names, const std::string& name)
@@ -517,5 +512,66 @@ namespace specula::engine::converter
         std::swap(m_declared_globals, declared);
         std::swap(m_locals, locals);
         return result;
+    }
+
+    call_args converter::visit_args(py::handle node)
+    {
+        call_args args;
+        for (py::handle a : node.attr("args"))
+        {
+            if (node_type(a) == "Starred")
+                fail("*args in a call", node);
+            args.positional.push_back(visit_expr(a));
+        }
+        for (py::handle kw : node.attr("keywords"))
+        {
+            if (kw.attr("arg").is_none())
+                fail("**kwargs in a call", node);
+            std::string name = py::str(kw.attr("arg"));
+            args.keywords[name] = visit_expr(kw.attr("value"));
+            args.keyword_order.emplace_back(name, args.keywords[name]);
+        }
+        return args;
+    }
+
+    cval converter::visit_call(py::handle node)
+    {
+        py::handle func = node.attr("func");
+        if (node_type(func) == "Attribute")
+        {
+            cval self = visit_expr(func.attr("value"));
+            std::string name = py::str(func.attr("attr"));
+            if (self.k == cval::kind::array)
+            {
+                return call_method(self, name, visit_args(node), node);
+            }
+            if (self.k == cval::kind::dict)
+            {
+                return dict_method(self, name, visit_args(node), node);
+            }
+            if (is_code_list(self) && name == "append")
+            {
+                return append_to_code_list(self, visit_args(node), node);
+            }
+            if (self.k == cval::kind::object && PyList_CheckExact(self.obj.ptr()) &&
+                name == "append")
+            {
+                call_args args = visit_args(node);
+                if (args.positional.size() != 1 || !args.keywords.empty())
+                    fail("list.append with these arguments", node);
+                if (m_lazily_read_sources.count(self.src))
+                    fail("list.append to a list zip/enumerate/reversed read", node);
+                effect_plan e;
+                e.k = effect_plan::kind::list_append;
+                e.target = self.src;
+                e.value = plan_of(args.positional[0], node);
+                m_spec->effects.push_back(e);
+                cval none;
+                none.obj = py::none();
+                return none;
+            }
+            return call_attribute(self, name, node);
+        }
+        return call_value(visit_expr(func), node);
     }
 } // namespace specula::engine::converter

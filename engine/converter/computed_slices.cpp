@@ -14,11 +14,6 @@ namespace specula::engine::converter
 {
     namespace
     {
-        std::string node_type(py::handle node)
-        {
-            return py::str(node.get_type().attr("__name__"));
-        }
-
         bool absent(py::handle bound)
         {
             return bound.is_none();

@@ -30,11 +30,6 @@ namespace specula::engine::converter
             return simple;
         }
 
-        std::string node_type(py::handle node)
-        {
-            return py::str(node.get_type().attr("__name__"));
-        }
-
         bool same_cval(const cval& a, const cval& b)
         {
             if (a.k != b.k || a.arr != b.arr || a.dict != b.dict || a.src != b.src ||

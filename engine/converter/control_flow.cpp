@@ -10,11 +10,6 @@ namespace specula::engine::converter
 {
     namespace
     {
-        std::string node_type(py::handle node)
-        {
-            return py::str(node.get_type().attr("__name__"));
-        }
-
         // Whether a `return` occurs in these statements (not in nested
         // function or class bodies).
         bool may_return(py::handle statements)

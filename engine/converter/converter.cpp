@@ -16,11 +16,6 @@ namespace specula::engine::converter
 {
     namespace
     {
-        std::string node_type(py::handle node)
-        {
-            return py::str(node.get_type().attr("__name__"));
-        }
-
         bool is_plain_instance(PyObject* obj)
         {
             PyTypeObject* t = Py_TYPE(obj);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/config.hpp"
+#include "engine/converter/ast_nodes.hpp"
 #include "engine/frame_hook.hpp"
 #include "engine/int_expr.hpp"
 #include "engine/loop_sequences.hpp"

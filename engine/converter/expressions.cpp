@@ -1,6 +1,6 @@
 // Expressions: names, literals, operators (NumPy semantics on arrays, Python
 // semantics on Python scalars, folded exactly when both sides are known),
-// comparisons, attributes, subscripts and calls.
+// comparisons and attributes. Subscripts: subscripts.cpp; calls: calls.cpp.
 #include "engine/converter/converter.hpp"
 
 #include "engine/backend_choice.hpp"
@@ -10,11 +10,6 @@ namespace specula::engine::converter
 {
     namespace
     {
-        std::string node_type(py::handle node)
-        {
-            return py::str(node.get_type().attr("__name__"));
-        }
-
         struct op_name
         {
             const char* ast;
@@ -614,167 +609,5 @@ namespace specula::engine::converter
             }
         }
         return current;
-    }
-
-    // An item of a list/tuple/dict source, read through an item source so the
-    // guards re-read it at every call (arg -> item 0 -> item 1).
-    cval converter::read_item(const cval& container, const py::object& key, py::handle node)
-    {
-        PyObject* c = container.k == cval::kind::object ? container.obj.ptr() : nullptr;
-        if (c == nullptr ||
-            !(PyDict_CheckExact(c) || PyList_CheckExact(c) || PyTuple_CheckExact(c)))
-        {
-            fail("indexing this object", node);
-        }
-        std::string path =
-            m_spec->sources[container.src].path + "[" + std::string(py::str(py::repr(key))) + "]";
-        cval written;
-        cval as_key;
-        as_key.obj = key;
-        if (written_item(container, key, int_expr_of(as_key), node, written))
-        {
-            return written;
-        }
-        source s{source_kind::item, container.src, 0, key, path};
-        if (!PyDict_CheckExact(c))
-        {
-            int overflow = 0;
-            if (PyLong_CheckExact(key.ptr()) &&
-                (PyLong_AsLongLongAndOverflow(key.ptr(), &overflow) < 0 || overflow != 0))
-            {
-                // Counted from the end of a list whose length may change:
-                // resolved at run time, as a counter's index is.
-                cval index;
-                index.obj = key;
-                return read_computed_item(container, index, node);
-            }
-            if (!PyLong_CheckExact(key.ptr()))
-            {
-                fail("list index that is not a non-negative int", node);
-            }
-            s.index = static_cast<int>(PyLong_AsLongLong(key.ptr()));
-            // The length decides whether the item exists: guard it through
-            // the item's own guard (a missing item fails resolution).
-        }
-        int src = m_spec->sources.add(s);
-        owned_refs owned;
-        std::vector<PyObject*> values(static_cast<size_t>(m_spec->sources.size()), nullptr);
-        values[static_cast<size_t>(container.src)] = c;
-        PyObject* item = m_spec->sources.resolve(src, m_frame, values, owned);
-        if (item == nullptr)
-        {
-            fail("missing item " + path, node);
-        }
-        return read_source(src, item);
-    }
-
-    cval converter::visit_subscript(py::handle node)
-    {
-        cval container = visit_expr(node.attr("value"));
-        py::handle index = node.attr("slice");
-        if (container.k == cval::kind::constant && PyUnicode_CheckExact(container.obj.ptr()) &&
-            node_type(index) == "Slice")
-        {
-            return str_slice(container, index, node); // str_slices.cpp
-        }
-        if (container.k == cval::kind::constant || container.k == cval::kind::tuple ||
-            container.k == cval::kind::object)
-        {
-            cval key = visit_expr(index);
-            if (key.k == cval::kind::object)
-            {
-                return read_keyed_item(container, key, node); // str_slices.cpp
-            }
-            if (key.k != cval::kind::constant)
-            {
-                return read_computed_item(container, key, node);
-            }
-            if (container.k == cval::kind::tuple && PyLong_CheckExact(key.obj.ptr()))
-            {
-                long long i = PyLong_AsLongLong(key.obj.ptr());
-                long long n = static_cast<long long>(container.items.size());
-                if (i < -n || i >= n)
-                {
-                    fail("index out of range", node);
-                }
-                return container.items[static_cast<size_t>(i < 0 ? i + n : i)];
-            }
-            if (container.k == cval::kind::constant)
-            {
-                return fold(node, container, key, "getitem");
-            }
-            return read_item(container, key.obj, node);
-        }
-        if (container.k == cval::kind::dict)
-        {
-            return dict_get(container, visit_expr(index), node);
-        }
-        cval sliced;
-        if (read_computed_slice(container, index, node, sliced))
-        {
-            return sliced;
-        }
-        return index_array(container, node);
-    }
-
-    call_args converter::visit_args(py::handle node)
-    {
-        call_args args;
-        for (py::handle a : node.attr("args"))
-        {
-            if (node_type(a) == "Starred")
-                fail("*args in a call", node);
-            args.positional.push_back(visit_expr(a));
-        }
-        for (py::handle kw : node.attr("keywords"))
-        {
-            if (kw.attr("arg").is_none())
-                fail("**kwargs in a call", node);
-            std::string name = py::str(kw.attr("arg"));
-            args.keywords[name] = visit_expr(kw.attr("value"));
-            args.keyword_order.emplace_back(name, args.keywords[name]);
-        }
-        return args;
-    }
-
-    cval converter::visit_call(py::handle node)
-    {
-        py::handle func = node.attr("func");
-        if (node_type(func) == "Attribute")
-        {
-            cval self = visit_expr(func.attr("value"));
-            std::string name = py::str(func.attr("attr"));
-            if (self.k == cval::kind::array)
-            {
-                return call_method(self, name, visit_args(node), node);
-            }
-            if (self.k == cval::kind::dict)
-            {
-                return dict_method(self, name, visit_args(node), node);
-            }
-            if (is_code_list(self) && name == "append")
-            {
-                return append_to_code_list(self, visit_args(node), node);
-            }
-            if (self.k == cval::kind::object && PyList_CheckExact(self.obj.ptr()) &&
-                name == "append")
-            {
-                call_args args = visit_args(node);
-                if (args.positional.size() != 1 || !args.keywords.empty())
-                    fail("list.append with these arguments", node);
-                if (m_lazily_read_sources.count(self.src))
-                    fail("list.append to a list zip/enumerate/reversed read", node);
-                effect_plan e;
-                e.k = effect_plan::kind::list_append;
-                e.target = self.src;
-                e.value = plan_of(args.positional[0], node);
-                m_spec->effects.push_back(e);
-                cval none;
-                none.obj = py::none();
-                return none;
-            }
-            return call_attribute(self, name, node);
-        }
-        return call_value(visit_expr(func), node);
     }
 } // namespace specula::engine::converter

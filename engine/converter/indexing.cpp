@@ -12,11 +12,6 @@ namespace specula::engine::converter
 {
     namespace
     {
-        std::string node_type(py::handle node)
-        {
-            return py::str(node.get_type().attr("__name__"));
-        }
-
         std::vector<py::handle> index_parts(py::handle index)
         {
             std::vector<py::handle> parts;

@@ -15,11 +15,6 @@ namespace specula::engine::converter
 {
     namespace
     {
-        std::string node_type(py::handle node)
-        {
-            return py::str(node.get_type().attr("__name__"));
-        }
-
         // conversion as in ast.FormattedValue: -1 none, 's', 'r', 'a'.
         PyObject* converted(PyObject* o, int conversion) // new reference
         {

@@ -23,11 +23,6 @@ namespace specula::engine::converter
 {
     namespace
     {
-        std::string node_type(py::handle node)
-        {
-            return py::str(node.get_type().attr("__name__"));
-        }
-
         bool own_scope(const std::string& kind)
         {
             return kind == "FunctionDef" || kind == "AsyncFunctionDef" || kind == "ClassDef" ||

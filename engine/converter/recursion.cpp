@@ -16,11 +16,6 @@ namespace specula::engine::converter
 {
     namespace
     {
-        std::string node_type(py::handle node)
-        {
-            return py::str(node.get_type().attr("__name__"));
-        }
-
         py::object ast_walk(py::handle fdef)
         {
             return py::module_::import("ast").attr("walk")(fdef);

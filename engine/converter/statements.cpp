@@ -8,10 +8,6 @@ namespace specula::engine::converter
 {
     namespace
     {
-        std::string node_type(py::handle node)
-        {
-            return py::str(node.get_type().attr("__name__"));
-        }
         std::string id_of(py::handle node)
         {
             return py::str(node.attr("id"));

@@ -23,11 +23,6 @@ namespace specula::engine::converter
         // The dict_keys guard walks every key at every run.
         constexpr Py_ssize_t max_guarded_keys = 1024;
 
-        std::string node_type(py::handle node)
-        {
-            return py::str(node.get_type().attr("__name__"));
-        }
-
         // Whether every use of `name` under `root` is the key of a subscript.
         bool used_only_as_key(py::handle root, const std::string& name)
         {

@@ -25,11 +25,6 @@ namespace specula::engine::converter
 {
     namespace
     {
-        std::string node_type(py::handle node)
-        {
-            return py::str(node.get_type().attr("__name__"));
-        }
-
         const std::set<std::string>& pure_expressions()
         {
             static const std::set<std::string> kinds{"Compare", "BoolOp",   "UnaryOp",   "BinOp",

@@ -23,11 +23,6 @@ namespace specula::engine::converter
 {
     namespace
     {
-        std::string node_type(py::handle node)
-        {
-            return py::str(node.get_type().attr("__name__"));
-        }
-
         // `if <test>: break` or `if <test>: continue` (no else): whether the
         // statement is one, and which.
         bool exit_if(py::handle stmt, bool& is_break)
