@@ -95,6 +95,7 @@ namespace specula::engine::converter
         ir::value_id taken =
             m_live == ir::no_id ? cond : m_builder->binary(ir::op::LOGICAL_AND, m_live, cond);
         seal_for_exit();
+        m_exit_locals.emplace_back(py::reinterpret_borrow<py::object>(node), m_locals);
         if (n > 1)
         {
             visit_exit_side(body[py::slice(0, static_cast<Py_ssize_t>(n - 1), 1)], taken, node);
@@ -154,6 +155,7 @@ namespace specula::engine::converter
                      node);
             }
         }
+        m_exit_locals.emplace_back(py::reinterpret_borrow<py::object>(node), m_locals);
         m_locals = locals;
         m_heap_writes = heap_writes;
         m_item_writes = item_writes;
@@ -175,15 +177,20 @@ namespace specula::engine::converter
         }
     }
 
-    // The result (whether the iteration left the loop) and each effect's
-    // condition.
     void converter::finish_cell_exits()
     {
+        m_result = exits_taken();
+    }
+
+    // Whether the iteration left the loop (a constant, or a graph bool when
+    // it may leave on data), and each effect's condition.
+    cval converter::exits_taken()
+    {
+        cval out;
         if (m_broke == ir::no_id && m_exit_masks.empty())
         {
-            m_result = cval{};
-            m_result.obj = py::bool_(m_breaking);
-            return;
+            out.obj = py::bool_(m_breaking);
+            return out;
         }
         ir::value_id broke = m_broke;
         if (m_breaking)
@@ -194,12 +201,11 @@ namespace specula::engine::converter
         }
         if (broke == ir::no_id)
         {
-            m_result = cval{};
-            m_result.obj = py::bool_(false);
+            out.obj = py::bool_(false);
         }
         else
         {
-            m_result = new_array(broke, surface::py_bool);
+            out = new_array(broke, surface::py_bool);
         }
         std::map<ir::value_id, int> output;
         for (size_t k = 0; k < m_exit_masks.size(); ++k)
@@ -222,5 +228,6 @@ namespace specula::engine::converter
                 m_spec->effects[i].when = output[mask];
             }
         }
+        return out;
     }
 } // namespace specula::engine::converter

@@ -701,6 +701,7 @@ namespace specula::engine::converter
         void visit_exit_side(const py::list& statements, ir::value_id taken, py::handle node);
         void seal_for_exit();
         void finish_cell_exits();
+        cval exits_taken();
 
         // control_flow.cpp
         cval visit_comprehension(py::handle node, bool consumed_at_once);
@@ -972,6 +973,9 @@ namespace specula::engine::converter
         ir::value_id m_live = ir::no_id;
         ir::value_id m_broke = ir::no_id;
         std::vector<std::pair<size_t, ir::value_id>> m_exit_masks;
+        // A loop inside a function: the locals at each exit and at the end of
+        // each exit's own statements (a local must leave every path alike).
+        std::vector<std::pair<py::object, std::map<std::string, cval>>> m_exit_locals;
 
         py::object m_rest;        // the statements after the one being visited (visit_if takes it)
         bool m_cell_mode = false; // convert_cell_body(): module-level names are globals
