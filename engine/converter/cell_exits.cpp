@@ -1,13 +1,14 @@
 // `if <test on data>: ... break` (or `continue`) in the body of a loop at a
-// cell's module level, converted as one iteration (cell mode). The statements
-// after such an `if` are computed whatever the test gives (speculation: an
-// assert among them only counts while the iteration still runs there), and
-// the commit keeps the effects of the path CPython takes: every effect after
-// the `if` carries the graph bool "the iteration got here"
-// (effect_plan::when), the `if`'s own statements the bool "it took this
-// exit", and the iteration's result is the bool "it left the loop". Names are
-// globals written through the write buffer, so an effect skipped is a name
-// left as CPython leaves it.
+// cell's module level (cell mode) or inside a function (OSR,
+// function_loop.cpp, which also checks that no local is rebound after an
+// exit), converted as one iteration. The statements after such an `if` are
+// computed whatever the test gives (speculation: an assert among them only
+// counts while the iteration still runs there), and the commit keeps the
+// effects of the path CPython takes: every effect after the `if` carries the
+// graph bool "the iteration got here" (effect_plan::when), the `if`'s own
+// statements the bool "it took this exit", and the iteration's result is the
+// bool "it left the loop". In a cell, names are globals written through the
+// write buffer, so an effect skipped is a name left as CPython leaves it.
 //
 // What an effect committed reads must not change after it: an array bound to
 // a name before an exit and updated in place after it, or a list the code

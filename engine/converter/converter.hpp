@@ -694,7 +694,7 @@ namespace specula::engine::converter
         void tree_commit_plan(const std::vector<ir::value_id>& tables, py::handle fdef);
 
         // cell_exits.cpp: `if <test on data>: ... break` (or continue) in
-        // the body of a loop at a cell's module level
+        // the body of a loop at a cell's module level or of an OSR loop
         void find_cell_exits(py::handle body);
         cval cell_exit_test(py::handle node);
         bool cell_exit(py::handle node, const cval& test);
