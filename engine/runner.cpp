@@ -274,9 +274,10 @@ namespace specula::engine
             for (std::size_t k = 0; k < spec.effects.size(); ++k)
             {
                 const effect_plan& e = spec.effects[k];
-                if (is_sunk(e, k, store_effect, held))
+                if (is_sunk(e, k, store_effect, held) ||
+                    (e.when >= 0 && outputs[static_cast<size_t>(e.when)].ptr() != Py_True))
                 {
-                    continue;
+                    continue; // sunk, or past an exit the iteration took (cell_exits.cpp)
                 }
                 add_effect(wb, spec, e, outputs, values, globals, lists);
             }

@@ -83,6 +83,9 @@ namespace specula::engine
         std::vector<value_plan> args;
         py::object sep;
         py::object end;
+        // A graph output (a Python bool): the effect is committed only when
+        // it holds (the path past a cell loop's `break` on data, cell_exits.cpp).
+        int when = -1;
     };
 
     // A value a chunk's trips compute for their effects (converter/

@@ -135,9 +135,10 @@ namespace specula::engine
         for (std::size_t k = 0; k < spec.effects.size(); ++k)
         {
             const effect_plan& e = spec.effects[k];
-            if (e.k != effect_plan::kind::array_write || e.value.k != value_plan::kind::output)
+            if (e.k != effect_plan::kind::array_write || e.value.k != value_plan::kind::output ||
+                e.when >= 0)
             {
-                continue;
+                continue; // a conditional effect is written at commit, if at all
             }
             const int o = e.value.index;
             if (!spec.exe->may_hold_store(static_cast<std::size_t>(o)) ||

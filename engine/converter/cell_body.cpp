@@ -1,7 +1,8 @@
 // Cell mode: the body of a loop at a notebook cell's module level, converted
 // as one iteration. Every name is a global of the cell (read as a global
 // source, written through the write buffer), and the iteration's `break`
-// becomes its result: True when the converted iteration left the loop.
+// becomes its result: True when the converted iteration left the loop (a
+// graph bool when it leaves on data, cell_exits.cpp).
 #include "engine/converter/converter.hpp"
 
 namespace specula::engine::converter
@@ -36,9 +37,9 @@ namespace specula::engine::converter
                 {
                     throw py::error_already_set();
                 }
+                find_cell_exits(body);
                 visit_body(body);
-                m_result = cval{};
-                m_result.obj = py::bool_(m_breaking);
+                finish_cell_exits(); // the result: whether the iteration left the loop
                 m_returned = true;
                 m_breaking = false;
                 m_continuing = false;

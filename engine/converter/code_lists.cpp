@@ -108,6 +108,11 @@ namespace specula::engine::converter
                 fail("list.append inside a for over a sequence holding that list", node);
             }
         }
+        if (entry.sealed)
+        {
+            // Its plan holds its final items, whichever path the run took.
+            fail("list.append after a cell loop's exit on data to a list bound before it", node);
+        }
         if (entry.lazily_read)
         {
             // The iterator Python made reads the list as it goes.

@@ -450,6 +450,13 @@ namespace specula::engine::converter
     {
         auto exit_id = static_cast<std::uint32_t>(m_spec->exit_reasons.size());
         m_spec->exit_reasons.push_back(why);
+        if (m_live != ir::no_id)
+        {
+            // Past a cell loop's exit on data (cell_exits.cpp): it holds
+            // unless the iteration still runs here.
+            cond = m_builder->binary(ir::op::LOGICAL_OR,
+                                     m_builder->unary(ir::op::LOGICAL_NOT, m_live), cond);
+        }
         m_builder->assert_true(cond, exit_id, why);
         return static_cast<int>(exit_id);
     }

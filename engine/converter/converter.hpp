@@ -57,6 +57,8 @@ namespace specula::engine::converter
         // entry's final value and nothing sees it before the commit, so an in-place
         // update after the binding stays exact (`logits = ...; logits -= m`).
         bool bound_only = false;
+        // Bound before a cell loop's exit on data (cell_exits.cpp): fixed since.
+        bool sealed = false;
         bool unwritten = false; // np.empty_like: no element may be read before a whole write
         std::vector<bool> rows_written; // np.empty_like filled row by row (empty_rows.cpp)
         // py_int: the values the graph may hold, so int arithmetic provably
@@ -103,6 +105,7 @@ namespace specula::engine::converter
         size_t depth = 0;         // m_inlined.size() where it was built
         bool planned = false;     // reaches Python: its plan is filled at finish
         bool lazily_read = false; // by zip/enumerate/reversed: no append after
+        bool sealed = false;      // planned before a cell loop's exit on data: no append after
         py::object where;         // the node where it reached Python
     };
 
@@ -691,6 +694,16 @@ namespace specula::engine::converter
         void tree_outcome(std::vector<cval>& items);
         void tree_commit_plan(const std::vector<ir::value_id>& tables, py::handle fdef);
 
+        // cell_exits.cpp: `if <test on data>: ... break` (or continue) in
+        // the body of a loop at a cell's module level or of an OSR loop
+        void find_cell_exits(py::handle body);
+        cval cell_exit_test(py::handle node);
+        bool cell_exit(py::handle node, const cval& test);
+        void visit_exit_side(const py::list& statements, ir::value_id taken, py::handle node);
+        void seal_for_exit();
+        void finish_cell_exits();
+        cval exits_taken();
+
         // control_flow.cpp
         cval visit_comprehension(py::handle node, bool consumed_at_once);
         void visit_while(py::handle node);
@@ -825,6 +838,9 @@ namespace specula::engine::converter
         // scalar_types.cpp
         static bool is_scalar_type_call(const std::string& name);
         cval call_scalar_type(const std::string& name, const call_args& args, py::handle node);
+        // float_classes.cpp: np.isnan, np.isinf, np.isfinite
+        static bool is_float_class_call(const std::string& name);
+        cval call_float_class(const std::string& name, const call_args& args, py::handle node);
         // copyto.cpp
         cval call_copyto(const call_args& args, py::handle node);
         // builtin_calls.cpp
@@ -948,6 +964,19 @@ namespace specula::engine::converter
         std::vector<std::pair<PyObject*, size_t>> m_chunk_items; // borrowed: the list's
         std::vector<std::pair<std::string, size_t>> m_chunk_aliases;
         ir::value_id m_chunk_rows = ir::no_id;
+
+        // cell_exits.cpp: the exit `if`s of the cell loop's body (borrowed
+        // nodes of it), the region its iteration is built in, the bool
+        // "the iteration still runs here" (no_id: it does), the bool "it
+        // took a break on data", and from which effect on which bool holds.
+        std::set<PyObject*> m_cell_exits;
+        ir::region_id m_cell_region = 0;
+        ir::value_id m_live = ir::no_id;
+        ir::value_id m_broke = ir::no_id;
+        std::vector<std::pair<size_t, ir::value_id>> m_exit_masks;
+        // A loop inside a function: the locals at each exit and at the end of
+        // each exit's own statements (a local must leave every path alike).
+        std::vector<std::pair<py::object, std::map<std::string, cval>>> m_exit_locals;
 
         py::object m_rest;        // the statements after the one being visited (visit_if takes it)
         bool m_cell_mode = false; // convert_cell_body(): module-level names are globals

@@ -116,15 +116,15 @@ namespace specula::engine::converter
                 // (`global` statements included): read as a global source,
                 // written through the write buffer.
                 m_declared_globals.insert(scope.globals.begin(), scope.globals.end());
+                find_cell_exits(body); // cell_exits.cpp
                 visit_body(body);
                 if (m_returned)
                 {
                     fail("return inside the loop", first);
                 }
+                cval broke = exits_taken();
                 m_result = cval{};
                 m_result.k = cval::kind::tuple;
-                cval broke;
-                broke.obj = py::bool_(m_breaking);
                 m_result.items.push_back(broke);
                 py::list names;
                 std::vector<cval> values;
@@ -137,6 +137,18 @@ namespace specula::engine::converter
                          same_value(initial->second, now->second)))
                     {
                         continue; // not rebound on this path: the frame keeps its value
+                    }
+                    for (const auto& [exit, locals] : m_exit_locals)
+                    {
+                        auto there = locals.find(name);
+                        if (there == locals.end() || !same_value(there->second, now->second))
+                        {
+                            // The write-back names are the same on every
+                            // path: the exit's path would get the end's value.
+                            fail("local " + name +
+                                     " rebound after or inside an if that leaves the loop on data",
+                                 exit);
+                        }
                     }
                     names.append(py::str(name));
                     values.push_back(now->second);

@@ -16,7 +16,7 @@ namespace specula::engine
         "amin",      "argmax",  "argmin",    "prod",     "zeros",       "ones",        "zeros_like",
         "ones_like", "full",    "copy",      "eye",      "concatenate", "stack",       "hstack",
         "vstack",    "reshape", "transpose", "arange",   "empty_like",  "any",         "all",
-        "float32",   "float64", "copyto",    nullptr};
+        "float32",   "float64", "copyto",    "isnan",    "isinf",       "isfinite",    nullptr};
     const char* const builtin_functions[] = {"len",  "range", "zip",        "enumerate", "reversed",
                                              "abs",  "min",   "max",        "float",     "int",
                                              "bool", "print", "isinstance", "sum",       nullptr};
@@ -336,6 +336,10 @@ namespace specula::engine::converter
         if (is_scalar_type_call(name))
         {
             return call_scalar_type(name, args, node);
+        }
+        if (is_float_class_call(name))
+        {
+            return call_float_class(name, args, node); // float_classes.cpp
         }
         if (name == "copyto")
         {

@@ -215,7 +215,9 @@ namespace specula::engine::converter
         }
         if (e.escaped && !e.bound_only)
         {
-            fail("in-place update of an array that was already stored or printed", node);
+            fail(e.sealed ? "in-place update of an array bound before an exit on data of the loop"
+                          : "in-place update of an array that was already stored or printed",
+                 node);
         }
         const ir::value_type& old_t = type_of(e.value);
         const ir::value_type& new_t = type_of(v);
@@ -395,7 +397,7 @@ namespace specula::engine::converter
     void converter::visit_if(py::handle node)
     {
         py::object rest = std::move(m_rest);
-        cval test = visit_expr(node.attr("test"));
+        cval test = cell_exit_test(node);
         bool known = false;
         bool taken = truth_of(test, known);
         if (!known)
@@ -413,6 +415,10 @@ namespace specula::engine::converter
         if (test.k != cval::kind::array)
         {
             fail("if on this value (branch not specialisable)", node);
+        }
+        if (cell_exit(node, test))
+        {
+            return; // cell_exits.cpp
         }
         if (!raise_only)
         {

@@ -275,3 +275,39 @@ PROGRAMS = [
         "out[1], out[2], out[3], params",
     ]),
 ]
+
+# A loop that leaves on data (`if loss < tol: break`): the iteration's graph
+# carries the exit; the locals must leave every path alike (none rebound after
+# the exit), so the second function stays in CPython iteration by iteration.
+PROGRAMS += [
+    cell_program("exit_on_data_in_a_function", [
+        SETUP + "hist = []",
+        "def train(w, tol):\n"
+        "    for i in range(400):\n"
+        "        w = w * 0.99\n"
+        "        loss = float((w * w).sum())\n"
+        "        hist.append(loss)\n"
+        "        if loss < tol:\n"
+        "            print('stop', i)\n"
+        "            break\n"
+        "        print(i, end=' ')\n"
+        "    else:\n"
+        "        print('no break')\n"
+        "    return i, w, loss\n"
+        "print(train(np.ones(4), 1.0))\n"
+        "print(train(np.ones(4), -1.0))",
+        "len(hist), hist[-2:]",
+    ]),
+    cell_program("exit_on_data_in_a_function_rebound_after", [
+        SETUP,
+        "def train(w):\n"
+        "    last = 0.0\n"
+        "    for i in range(300):\n"
+        "        w = w * 0.99\n"
+        "        if np.isnan(w.sum()) or w.sum() < 1.0:\n"
+        "            break\n"
+        "        last = float(w[0])\n"
+        "    return i, w, last\n"
+        "train(np.ones(4))",
+    ], graphs=False),
+]

@@ -12,7 +12,8 @@ import time
 
 import pytest
 
-from cell_programs import PROGRAMS
+from cell_programs import PROGRAMS as CELL_PROGRAMS
+from exit_programs import PROGRAMS as EXIT_PROGRAMS
 from kernel_harness import collect, execute, shell_reply, start_kernel, stop_kernel
 
 # thr0 keeps every graph (no cost check): its graph counts are deterministic.
@@ -117,6 +118,9 @@ def _run_program(kc, program):
     reply, messages = execute(kc, SNAPSHOT, store_history=False)
     assert reply["status"] == "ok", reply
     return seen, json.loads(_stdout(messages))
+
+
+PROGRAMS = CELL_PROGRAMS + EXIT_PROGRAMS
 
 
 def _new_runs(before, after):
