@@ -21,11 +21,6 @@ namespace specula::engine::converter
 {
     namespace
     {
-        std::string node_type(py::handle node)
-        {
-            return py::str(node.get_type().attr("__name__"));
-        }
-
         // `if <test>: ... break` / `... continue` without an else.
         bool exit_shape(py::handle stmt)
         {
