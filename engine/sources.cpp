@@ -95,6 +95,30 @@ namespace specula::engine
             return dict_lookup(dict, key);
         }
 
+        // NumPy's view of row i (negative from the end) of an exact ndarray of
+        // 2 or more dims, kept by `owned`; nullptr out of range (CPython
+        // raises the IndexError). Its basic indexing runs no user code.
+        PyObject* row_view(PyObject* array, std::int64_t i, owned_refs& owned)
+        {
+            auto* a = reinterpret_cast<PyArrayObject*>(array);
+            if (PyArray_NDIM(a) < 2)
+            {
+                return nullptr;
+            }
+            const std::int64_t n = PyArray_DIM(a, 0);
+            i = i < 0 ? i + n : i;
+            if (i < 0 || i >= n)
+            {
+                return nullptr;
+            }
+            PyObject* view = owned.keep(PySequence_GetItem(array, i)); // new reference, kept
+            if (view == nullptr)
+            {
+                clear_error_unless_interrupt();
+            }
+            return view;
+        }
+
         // Item of a list/tuple at a computed index (or of a dict at a
         // computed int key), or nullptr (out of range: CPython raises the
         // IndexError). Borrowed, except a str's character: a new reference
@@ -122,6 +146,10 @@ namespace specula::engine
             if (PyUnicode_CheckExact(container))
             {
                 return str_item(container, i, owned);
+            }
+            if (PyArray_CheckExact(container))
+            {
+                return row_view(container, i, owned);
             }
             if (!(PyList_CheckExact(container) || PyTuple_CheckExact(container)))
             {

@@ -32,7 +32,8 @@ namespace specula::engine
         // parent list/tuple[i], i computed from earlier sources by the
         // index expression given to source_table::add
         // (a loop counter's `hs[t + 1]`); Python's negative indices wrap.
-        // On an exact str, the one-character str CPython's `s[i]` gives.
+        // On an exact str, the one-character str CPython's `s[i]` gives; on an
+        // exact ndarray of 2 or more dims, the row view NumPy's `a[i]` gives.
         computed_item,
         // parent ndarray[start:stop:key] along axis `index` (full slices
         // before it), start/stop computed from earlier sources (a minibatch

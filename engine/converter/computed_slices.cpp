@@ -61,6 +61,31 @@ namespace specula::engine::converter
             slice = items[static_cast<size_t>(axis)];
             return true;
         }
+
+        // An index made only of names, int literals and arithmetic: reading
+        // it twice (here, then again by indexing.cpp when it is no counter
+        // expression) adds nothing Python would see.
+        bool plain_int_index(py::handle node)
+        {
+            const std::string kind = node_type(node);
+            if (kind == "Name")
+            {
+                return true;
+            }
+            if (kind == "Constant")
+            {
+                return PyLong_CheckExact(node.attr("value").ptr());
+            }
+            if (kind == "UnaryOp")
+            {
+                return plain_int_index(node.attr("operand"));
+            }
+            if (kind == "BinOp")
+            {
+                return plain_int_index(node.attr("left")) && plain_int_index(node.attr("right"));
+            }
+            return false;
+        }
     } // namespace
 
     // The value of source `src` as conversion sees it: every source up to it
@@ -159,6 +184,49 @@ namespace specula::engine::converter
         if (view == nullptr)
         {
             fail("computed slice " + path + " that NumPy does not make here", node);
+        }
+        out = read_source(src, view);
+        return true;
+    }
+
+    // `x = X[i]` (X of 2 or more dims, i a loop counter or an int computed
+    // from one): NumPy's row view, which the user's name holds after the
+    // iteration (`x.base is X`). A computed_item source: NumPy makes the view
+    // before every run from the counter's value, and the graph reads it as a
+    // zero-copy input. Inside a chunk the rows are read by the graph (the
+    // view would be the first iteration's), as every other index is.
+    bool converter::read_computed_row(const cval& container, py::handle index, py::handle node,
+                                      cval& out)
+    {
+        if (m_in_chunk || container.k != cval::kind::array || !plain_int_index(index))
+        {
+            return false;
+        }
+        const array_entry& e = m_arrays[static_cast<size_t>(container.arr)];
+        const int parent = e.src;
+        if (parent < 0 || type_of(e.value).dims.rank() < 2 || m_written_sources.count(parent) != 0)
+        {
+            return false; // no input, a scalar item, or contents only the graph knows
+        }
+        cval at = visit_expr(index);
+        if (at.k != cval::kind::array ||
+            m_arrays[static_cast<size_t>(at.arr)].surf != surface::py_int)
+        {
+            return false; // a specialised int: a basic index (indexing.cpp)
+        }
+        int_expr_ptr i = int_expr_of(at);
+        if (!i)
+        {
+            return false;
+        }
+        const std::string path = m_spec->sources[parent].path + "[" + i->text + "]";
+        const int src =
+            m_spec->sources.add(source{source_kind::computed_item, parent, 0, py::none(), path}, i);
+        owned_refs owned;
+        PyObject* view = seen_source(src, owned); // borrowed, kept by `owned`
+        if (view == nullptr)
+        {
+            return false; // out of range here: the gather's bounds assert exits to CPython
         }
         out = read_source(src, view);
         return true;

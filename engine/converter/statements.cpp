@@ -234,11 +234,14 @@ namespace specula::engine::converter
         const int src = e.src;
         if (src >= 0)
         {
-            if (m_spec->sources[src].kind == source_kind::computed_slice)
+            const source& written = m_spec->sources[src];
+            if (written.kind == source_kind::computed_slice ||
+                (written.kind == source_kind::computed_item &&
+                 m_array_of_source.count(written.parent) != 0))
             {
                 // Its parent array is read too: the guard keeping written
                 // arrays apart from read ones would miss on every run.
-                fail("in-place update of an array slice computed from a loop counter", node);
+                fail("in-place update of an array slice or row computed from a loop counter", node);
             }
             // A chunk carries such an item by source (chunk_items.cpp).
             note_chunk_item_write(src);

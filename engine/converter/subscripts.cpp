@@ -100,6 +100,10 @@ namespace specula::engine::converter
             return dict_get(container, visit_expr(index), node);
         }
         cval sliced;
+        if (read_computed_row(container, index, node, sliced))
+        {
+            return sliced;
+        }
         if (read_computed_slice(container, index, node, sliced))
         {
             return sliced;

@@ -490,4 +490,39 @@ PROGRAMS = [
         "log",
         "grads",
     ]),
+    # A row of an input array at a loop counter bound to a name (per-sample
+    # SGD): NumPy's view, which the name holds after the loop and through
+    # which a later write reaches the array (sources.hpp, computed_item).
+    cell_program("row_view_at_a_counter", [
+        SETUP + "X = rng.standard_normal((60, 4))\nw = np.zeros(4)",
+        "for i in range(60):\n"
+        "    x = X[i]\n"
+        "    w = w * 0.9 + 0.1 * x\n"
+        "print(x.base is X, np.shares_memory(x, X), x.flags.writeable, x.shape)",
+        "x[0] = 99.0\nprint(X[59, 0], w)",
+    ]),
+    # Rows at a computed index, negative ones counted from the end, and a
+    # counter that runs past the last row: CPython raises the IndexError at
+    # that iteration, every earlier one committed.
+    cell_program("row_view_at_computed_and_out_of_range_indices", [
+        SETUP + "M = rng.standard_normal((7, 3))\nacc = np.zeros(3)\nseen = []",
+        "for i in range(40):\n"
+        "    v = M[i % 7 - 3]\n"
+        "    acc = acc * 0.5 + v\n"
+        "    seen.append(float(acc[0]))\n"
+        "print(v.base is M, acc)",
+        "for j in range(12):\n"
+        "    r = M[j]\n"
+        "    acc = acc + r\n",
+        "print(j, r.base is M, acc, len(seen))",
+    ]),
+    # An in-place update through such a row is refused (the view overlaps the
+    # array the graph also reads); the loop stays right whatever runs it.
+    cell_program("row_view_updated_in_place", [
+        SETUP + "M = np.zeros((5, 3))",
+        "for i in range(40):\n"
+        "    r = M[i % 5]\n"
+        "    r += 1.0\n"
+        "print(M, r.base is M)",
+    ], graphs=False),
 ]

@@ -178,6 +178,28 @@ def test_a_changing_counter_leaves_other_globals_specialised(kernels, mode):
 
 
 @pytest.mark.parametrize("mode", ["thr0", "default"])
+def test_a_row_bound_to_a_name_compiles_once(kernels, mode):
+    """`x = X[i]` leaves the name on NumPy's row view: the view is made before
+    every run from the counter, so one graph serves every row (it used to
+    specialise on every value of `i` and end blacklisted)."""
+    km, kc = kernels[mode]
+    execute(kc, "%reset -f", store_history=False)
+    reply, _ = execute(kc, "import numpy as np\nX = np.linspace(-1, 1, 400).reshape(100, 4)\n"
+                           "w = np.zeros(4)")
+    assert reply["status"] == "ok", reply
+    reply, messages = execute(kc, "print(get_ipython().execution_count)\n"
+                                  "for i in range(100):\n"
+                                  "    x = X[i]\n"
+                                  "    w = w * 0.9 + 0.1 * x")
+    assert reply["status"] == "ok", reply
+    count = int(_stdout(messages))
+    rows = [r for r in _report(kc) if r["kind"] == "loop" and r["name"] == f"In [{count}], line 2"]
+    assert len(rows) == 1, rows
+    assert rows[0]["state"] == "compiled", rows[0]
+    assert rows[0]["compiles"] == 1 and rows[0]["graph_runs"] >= 90, rows[0]
+
+
+@pytest.mark.parametrize("mode", ["thr0", "default"])
 def test_an_inlined_branch_on_a_carried_int_compiles_per_outcome(kernels, mode):
     """`pos` changes every iteration and the inlined function branches on it:
     one graph per side of the branch, not one per value of `pos`."""
