@@ -155,26 +155,33 @@ def test_engine_on_equals_engine_off(kernels, program):
         assert final == off_final, f"{mode}: final globals differ from the engine off"
 
 
+def _loop_row(kc, setup, loop):
+    """The report row of `loop` (a cell whose loop starts on its line 2), run
+    in a fresh namespace after `setup`."""
+    execute(kc, "%reset -f", store_history=False)
+    reply, _ = execute(kc, setup)
+    assert reply["status"] == "ok", reply
+    reply, messages = execute(kc, "print(get_ipython().execution_count)\n" + loop)
+    assert reply["status"] == "ok", reply
+    count = int(_stdout(messages))
+    rows = [r for r in _report(kc) if r["kind"] == "loop" and r["name"] == f"In [{count}], line 2"]
+    assert len(rows) == 1, rows
+    return rows[0]
+
+
 @pytest.mark.parametrize("mode", ["thr0", "default"])
 def test_a_changing_counter_leaves_other_globals_specialised(kernels, mode):
     """The loop counter changes every iteration; the float global next to it
     does not, so it stays a constant and the float32 update (whose dtype a
     run-time Python float would make value-dependent) compiles once, not
     once per minibatch. Results are compared with the engine off elsewhere."""
-    km, kc = kernels[mode]
-    execute(kc, "%reset -f", store_history=False)
-    reply, _ = execute(kc, "import numpy as np\nlr = 0.05\nW = np.ones((4, 3), np.float32)\n"
-                           "X = np.linspace(-1, 1, 160, dtype=np.float32).reshape(40, 4)")
-    assert reply["status"] == "ok", reply
-    reply, messages = execute(kc, "print(get_ipython().execution_count)\n"
-                                  "for k in range(8):\n"
-                                  "    xb = X[k * 5:(k + 1) * 5]\n"
-                                  "    W -= lr * (xb.T @ (xb @ W))")
-    assert reply["status"] == "ok", reply
-    count = int(_stdout(messages))
-    rows = [r for r in _report(kc) if r["kind"] == "loop" and r["name"] == f"In [{count}], line 2"]
-    assert len(rows) == 1, rows
-    assert rows[0]["compiles"] == 1 and rows[0]["graph_runs"] >= 3, rows[0]
+    row = _loop_row(kernels[mode][1],
+                    "import numpy as np\nlr = 0.05\nW = np.ones((4, 3), np.float32)\n"
+                    "X = np.linspace(-1, 1, 160, dtype=np.float32).reshape(40, 4)",
+                    "for k in range(8):\n"
+                    "    xb = X[k * 5:(k + 1) * 5]\n"
+                    "    W -= lr * (xb.T @ (xb @ W))")
+    assert row["compiles"] == 1 and row["graph_runs"] >= 3, row
 
 
 @pytest.mark.parametrize("mode", ["thr0", "default"])
@@ -182,21 +189,14 @@ def test_a_row_bound_to_a_name_compiles_once(kernels, mode):
     """`x = X[i]` leaves the name on NumPy's row view: the view is made before
     every run from the counter, so one graph serves every row (it used to
     specialise on every value of `i` and end blacklisted)."""
-    km, kc = kernels[mode]
-    execute(kc, "%reset -f", store_history=False)
-    reply, _ = execute(kc, "import numpy as np\nX = np.linspace(-1, 1, 400).reshape(100, 4)\n"
-                           "w = np.zeros(4)")
-    assert reply["status"] == "ok", reply
-    reply, messages = execute(kc, "print(get_ipython().execution_count)\n"
-                                  "for i in range(100):\n"
-                                  "    x = X[i]\n"
-                                  "    w = w * 0.9 + 0.1 * x")
-    assert reply["status"] == "ok", reply
-    count = int(_stdout(messages))
-    rows = [r for r in _report(kc) if r["kind"] == "loop" and r["name"] == f"In [{count}], line 2"]
-    assert len(rows) == 1, rows
-    assert rows[0]["state"] == "compiled", rows[0]
-    assert rows[0]["compiles"] == 1 and rows[0]["graph_runs"] >= 90, rows[0]
+    row = _loop_row(kernels[mode][1],
+                    "import numpy as np\nX = np.linspace(-1, 1, 400).reshape(100, 4)\n"
+                    "w = np.zeros(4)",
+                    "for i in range(100):\n"
+                    "    x = X[i]\n"
+                    "    w = w * 0.9 + 0.1 * x")
+    assert row["state"] == "compiled", row
+    assert row["compiles"] == 1 and row["graph_runs"] >= 90, row
 
 
 @pytest.mark.parametrize("mode", ["thr0", "default"])
