@@ -189,8 +189,8 @@ namespace specula::engine::converter
         return true;
     }
 
-    // `x = X[i]` (X of 2 or more dims, i a loop counter or an int computed
-    // from one): NumPy's row view, which the user's name holds after the
+    // `x = X[i]` in a cell loop (X of 2 or more dims, i a loop counter or an
+    // int computed from one): NumPy's row view, which the user's name holds after the
     // iteration (`x.base is X`). A computed_item source: NumPy makes the view
     // before every run from the counter's value, and the graph reads it as a
     // zero-copy input. Inside a chunk the rows are read by the graph (the
@@ -198,7 +198,11 @@ namespace specula::engine::converter
     bool converter::read_computed_row(const cval& container, py::handle index, py::handle node,
                                       cval& out)
     {
-        if (m_in_chunk || container.k != cval::kind::array || !plain_int_index(index))
+        // Cell loops only: an index out of range fails the source's guard,
+        // which CPython's IndexError then ends at once; a function called
+        // again and again with such indices would recompile at every one.
+        if (!m_cell_mode || m_in_chunk || container.k != cval::kind::array ||
+            !plain_int_index(index))
         {
             return false;
         }
