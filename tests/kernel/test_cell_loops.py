@@ -263,25 +263,37 @@ def _interrupt_loop(km, kc, code, running):
     return reply["content"]
 
 
-def test_interrupt_mid_loop_leaves_no_partial_iteration(kernels):
-    km, kc = kernels["thr0"]
+def check_interrupted_loop(km, kc, setup, loop, check, ran="graph_runs", name_prefix=""):
+    """Runs `setup`, then `loop` (which prints 'running' once it runs) until
+    an interrupt, which must reach the user. `check` prints its verdicts on
+    its last line: every one must be True (the state of a whole number of
+    iterations; IPython may print a history-database notice first). A loop
+    row whose name starts with `name_prefix` must show `ran` > 0."""
     execute(kc, "%reset -f", store_history=False)
-    execute(kc, "import numpy as np\na = np.zeros(1000)\nb = np.zeros(1000)\nsteps = 0")
-    content = _interrupt_loop(km, kc, "while steps < 10**12:\n"
-                                      "    a += 1.0\n"
-                                      "    b = b + a * 0.0 + 1.0\n"
-                                      "    steps += 1\n"
-                                      "    if steps == 200:\n"
-                                      "        print('running')", "running")
-    assert content["status"] == "error" and content["ename"] == "KeyboardInterrupt"
-    reply, messages = execute(kc, "print(steps, a[0], b[0])\n"
-                                  "print(steps > 0, float(a[0]) == steps, bool((a == b).all()))")
+    execute(kc, setup)
+    content = _interrupt_loop(km, kc, loop, "running")
+    assert content["status"] == "error" and content["ename"] == "KeyboardInterrupt", content
+    _, messages = execute(kc, check)
+    verdicts = _stdout(messages).splitlines()[-1].split()
+    assert verdicts and all(v == "True" for v in verdicts), _stdout(messages)
+    rows = [r for r in _report(kc) if r["kind"] == "loop" and r["name"].startswith(name_prefix)
+            and r.get(ran, 0) > 0]
+    assert rows, f"the interrupted loop never ran ({ran} = 0)"
+
+
+def test_interrupt_mid_loop_leaves_no_partial_iteration(kernels):
     # Every iteration that ran as a graph committed all of its three effects
-    # or none of them: the state is that of a whole number of iterations.
-    # (The last line: IPython may print a history-database notice first.)
-    assert _stdout(messages).splitlines()[-1] == "True True True", _stdout(messages)
-    rows = [r for r in _report(kc) if r["kind"] == "loop" and r["graph_runs"] > 0]
-    assert rows, "the interrupted loop never ran as a graph"
+    # or none of them.
+    km, kc = kernels["thr0"]
+    check_interrupted_loop(km, kc, "import numpy as np\na = np.zeros(1000)\nb = np.zeros(1000)\nsteps = 0",
+                           "while steps < 10**12:\n"
+                           "    a += 1.0\n"
+                           "    b = b + a * 0.0 + 1.0\n"
+                           "    steps += 1\n"
+                           "    if steps == 200:\n"
+                           "        print('running')",
+                           "print(steps, a[0], b[0])\n"
+                           "print(steps > 0, float(a[0]) == steps, bool((a == b).all()))")
 
 
 def test_reset_makes_loops_enter_the_engine_again(kernels):

@@ -9,7 +9,7 @@ import pytest
 
 from chunk_effect_programs import PROGRAMS
 from kernel_harness import collect, shell_reply
-from test_cell_loops import _interrupt_loop, _report, _stdout, execute, kernels  # noqa: F401 (the fixture)
+from test_cell_loops import check_interrupted_loop, _report, _stdout, execute, kernels  # noqa: F401 (the fixture)
 import test_loop_chunks
 
 
@@ -54,25 +54,21 @@ def test_report_shows_chunked_appends_and_why_a_read_list_does_not_chunk(kernels
 
 
 def test_interrupt_during_a_chunk_with_effects_commits_whole_iterations(kernels):
-    km, kc = kernels["thr0"]
-    execute(kc, "%reset -f", store_history=False)
-    execute(kc, "import numpy as np\nia = np.zeros(20000)\nsteps = 0.0\nvals = []\ncounts = []")
-    content = _interrupt_loop(km, kc, "for ii in range(10**9):\n"
-                                      "    ia += 1.0\n"
-                                      "    steps = steps + 1.0\n"
-                                      "    vals.append(steps)\n"
-                                      "    counts.append(ia[:2] * 1.0)\n"
-                                      "    if ii == 300:\n"
-                                      "        print('running')", "running")
-    assert content["status"] == "error" and content["ename"] == "KeyboardInterrupt"
-    reply, messages = execute(kc, "print(steps > 300, len(vals) == steps == float(ia[0]),\n"
-                                  "      vals == [float(k + 1) for k in range(len(vals))],\n"
-                                  "      len(counts) == len(vals), float(counts[-1][0]) == steps,\n"
-                                  "      steps - 1 <= ii <= steps)")
     # Every chunk committed all of its iterations' appends or none.
-    assert _stdout(messages).splitlines()[-1] == "True True True True True True", _stdout(messages)
-    rows = [r for r in _report(kc) if r["kind"] == "loop" and r.get("chunks", 0) > 0]
-    assert rows, "the interrupted loop never ran in chunks"
+    km, kc = kernels["thr0"]
+    check_interrupted_loop(km, kc, "import numpy as np\nia = np.zeros(20000)\nsteps = 0.0\nvals = []\n"
+                           "counts = []",
+                           "for ii in range(10**9):\n"
+                           "    ia += 1.0\n"
+                           "    steps = steps + 1.0\n"
+                           "    vals.append(steps)\n"
+                           "    counts.append(ia[:2] * 1.0)\n"
+                           "    if ii == 300:\n"
+                           "        print('running')",
+                           "print(steps > 300, len(vals) == steps == float(ia[0]),\n"
+                           "      vals == [float(k + 1) for k in range(len(vals))],\n"
+                           "      len(counts) == len(vals), float(counts[-1][0]) == steps,\n"
+                           "      steps - 1 <= ii <= steps)", ran="chunks")
 
 
 def test_interrupt_while_a_chunk_commit_prints_leaves_whole_iterations(kernels):

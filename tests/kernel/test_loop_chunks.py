@@ -9,7 +9,7 @@ import pytest
 
 from chunk_programs import PROGRAMS as RANGE_PROGRAMS
 from item_chunk_programs import PROGRAMS as ITEM_PROGRAMS, SAME_GUARD_MISS
-from test_cell_loops import (_interrupt_loop, _report, _run_program, _stdout, execute,
+from test_cell_loops import (check_interrupted_loop, _report, _run_program, _stdout, execute,
                              kernels)  # noqa: F401 (the fixture)
 
 
@@ -118,28 +118,25 @@ def test_report_says_why_a_loop_does_not_chunk(kernels):
     assert writing["chunks"] == 0 and "effects" in writing["chunk_reason"], writing
 
 
-def test_interrupt_during_a_chunk_commits_whole_iterations(kernels):
+@pytest.mark.parametrize("iterable, made", [("range(10**9)", ""),
+                                             ("big", "\nbig = list(range(3 * 10**6))")],
+                         ids=["range", "list"])
+def test_interrupt_during_a_chunk_commits_whole_iterations(kernels, iterable, made):
+    # Every chunk committed all of its iterations or none; the loop variable
+    # is that of the iteration the interrupt stopped (nothing of it
+    # committed) or of the last one committed.
     km, kc = kernels["thr0"]
-    execute(kc, "%reset -f", store_history=False)
-    execute(kc, "import numpy as np\nia = np.zeros(20000)\nib = np.zeros(20000)\nsteps = 0.0")
-    content = _interrupt_loop(km, kc, "for ii in range(10**9):\n"
-                                      "    ia += 1.0\n"
-                                      "    ib = ib + ia * 0.0 + 1.0\n"
-                                      "    steps = steps + 1.0\n"
-                                      "    if ii == 300:\n"
-                                      "        print('running')", "running")
-    assert content["status"] == "error" and content["ename"] == "KeyboardInterrupt"
-    # The loop variable is that of the iteration the interrupt stopped
-    # (nothing of it committed) or of the last one committed.
-    reply, messages = execute(kc, "print(ii, steps, ia[0], ib[0])\n"
-                                  "print(steps > 300, float(ia[0]) == steps, bool((ia == ib).all()),\n"
-                                  "      steps - 1 <= ii <= steps)")
-    # Every chunk committed all of its iterations or none: the state is that
-    # of a whole number of iterations. (The last line: IPython may print a
-    # history-database notice first.)
-    assert _stdout(messages).splitlines()[-1] == "True True True True", _stdout(messages)
-    rows = [r for r in _report(kc) if r["kind"] == "loop" and r.get("chunks", 0) > 0]
-    assert rows, "the interrupted loop never ran in chunks"
+    check_interrupted_loop(km, kc, "import numpy as np\nia = np.zeros(20000)\nib = np.zeros(20000)\n"
+                           "steps = 0.0" + made,
+                           f"for ii in {iterable}:\n"
+                           "    ia += 1.0\n"
+                           "    ib = ib + ia * 0.0 + 1.0\n"
+                           "    steps = steps + 1.0\n"
+                           "    if ii == 300:\n"
+                           "        print('running')",
+                           "print(ii, steps, ia[0], ib[0])\n"
+                           "print(steps > 300, float(ia[0]) == steps, bool((ia == ib).all()),\n"
+                           "      steps - 1 <= ii <= steps)", ran="chunks")
 
 
 def test_chunks_slower_than_one_graph_per_iteration_stop(kernels):

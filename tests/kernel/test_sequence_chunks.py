@@ -7,7 +7,7 @@ show chunks in specula.report()."""
 import pytest
 
 from sequence_chunk_programs import PROGRAMS
-from test_cell_loops import _interrupt_loop, _report, _stdout, execute, kernels  # noqa: F401 (the fixture)
+from test_cell_loops import kernels  # noqa: F401 (the fixture)
 import test_loop_chunks
 from test_loop_chunks import _row
 
@@ -67,24 +67,3 @@ def test_report_counts_enumerate_zip_and_rows_chunks_and_says_why_not(kernels):
     scalars = _row(kc, count, 12)
     assert scalars["chunks"] == 0 and "1-d array" in scalars["chunk_reason"], scalars
 
-
-def test_interrupt_during_a_list_chunk_commits_whole_iterations(kernels):
-    km, kc = kernels["thr0"]
-    execute(kc, "%reset -f", store_history=False)
-    execute(kc, "import numpy as np\nia = np.zeros(20000)\nib = np.zeros(20000)\nsteps = 0.0\n"
-                "big = list(range(3 * 10**6))")
-    content = _interrupt_loop(km, kc, "for ii in big:\n"
-                                      "    ia += 1.0\n"
-                                      "    ib = ib + ia * 0.0 + 1.0\n"
-                                      "    steps = steps + 1.0\n"
-                                      "    if ii == 300:\n"
-                                      "        print('running')", "running")
-    assert content["status"] == "error" and content["ename"] == "KeyboardInterrupt"
-    reply, messages = execute(kc, "print(ii, steps, ia[0], ib[0])\n"
-                                  "print(steps > 300, float(ia[0]) == steps, bool((ia == ib).all()),\n"
-                                  "      steps - 1 <= ii <= steps)")
-    # A whole number of iterations; the target that of the iteration the
-    # interrupt stopped or of the last one committed.
-    assert _stdout(messages).splitlines()[-1] == "True True True True", _stdout(messages)
-    rows = [r for r in _report(kc) if r["kind"] == "loop" and r.get("chunks", 0) > 0]
-    assert rows, "the interrupted loop never ran in chunks"

@@ -7,7 +7,7 @@ specula.report()."""
 import pytest
 
 from while_chunk_programs import PROGRAMS
-from test_cell_loops import _interrupt_loop, _report, _stdout, execute, kernels  # noqa: F401 (the fixture)
+from test_cell_loops import check_interrupted_loop, kernels  # noqa: F401 (the fixture)
 import test_loop_chunks
 from test_loop_chunks import _row
 
@@ -43,43 +43,35 @@ def test_report_counts_while_chunks_and_says_why_not(kernels):
 
 
 def test_interrupt_during_a_while_chunk_commits_whole_iterations(kernels):
-    km, kc = kernels["thr0"]
-    execute(kc, "%reset -f", store_history=False)
-    execute(kc, "import numpy as np\nia = np.zeros(20000)\nib = np.zeros(20000)\nsteps = 0\n"
-                "alive = True")
     # The test reads a name the body never binds: CPython would loop for
-    # ever; the chunks stay interruptible.
-    content = _interrupt_loop(km, kc, "print('running')\n"
-                                      "while alive:\n"
-                                      "    ia += 1.0\n"
-                                      "    ib = ib + ia * 0.0 + 1.0\n"
-                                      "    steps += 1\n", "running")
-    assert content["status"] == "error" and content["ename"] == "KeyboardInterrupt"
-    reply, messages = execute(kc, "print(steps, ia[0], ib[0])\n"
-                                  "print(steps > 0, float(ia[0]) == steps, bool((ia == ib).all()))")
-    # A whole number of iterations: every name and array as after `steps` of them.
-    assert _stdout(messages).splitlines()[-1] == "True True True", _stdout(messages)
-    rows = [r for r in _report(kc) if r["kind"] == "loop" and r.get("chunks", 0) > 0]
-    assert rows, "the interrupted loop never ran in chunks"
+    # ever; the chunks stay interruptible. A whole number of iterations:
+    # every name and array as after `steps` of them.
+    km, kc = kernels["thr0"]
+    check_interrupted_loop(km, kc, "import numpy as np\nia = np.zeros(20000)\nib = np.zeros(20000)\n"
+                           "steps = 0\nalive = True",
+                           "print('running')\n"
+                           "while alive:\n"
+                           "    ia += 1.0\n"
+                           "    ib = ib + ia * 0.0 + 1.0\n"
+                           "    steps += 1\n",
+                           "print(steps, ia[0], ib[0])\n"
+                           "print(steps > 0, float(ia[0]) == steps, bool((ia == ib).all()))",
+                           ran="chunks")
 
 
 def test_interrupt_during_a_while_chunk_in_a_function_commits_whole_iterations(kernels):
-    km, kc = kernels["thr0"]
-    execute(kc, "%reset -f", store_history=False)
-    execute(kc, "import numpy as np\nfa = np.zeros(20000)\nfb = np.zeros(20000)\nalive = True\n"
-                "def spin(a, b):\n"
-                "    steps = 0\n"
-                "    print('running')\n"
-                "    while alive:\n"
-                "        a += 1.0\n"
-                "        b += 1.0\n"
-                "        steps += 1\n"
-                "    return steps\n")
-    content = _interrupt_loop(km, kc, "spin(fa, fb)", "running")
-    assert content["status"] == "error" and content["ename"] == "KeyboardInterrupt"
-    reply, messages = execute(kc, "print(fa[0] > 0, bool((fa == fb).all()), bool((fa == fa[0]).all()))")
     # Both arrays updated by the same whole number of iterations.
-    assert _stdout(messages).splitlines()[-1] == "True True True", _stdout(messages)
-    rows = [r for r in _report(kc) if r["kind"] == "loop" and r["name"].startswith("spin")
-            and r.get("chunks", 0) > 0]
-    assert rows, "the interrupted loop never ran in chunks"
+    km, kc = kernels["thr0"]
+    check_interrupted_loop(km, kc, "import numpy as np\nfa = np.zeros(20000)\nfb = np.zeros(20000)\n"
+                           "alive = True\n"
+                           "def spin(a, b):\n"
+                           "    steps = 0\n"
+                           "    print('running')\n"
+                           "    while alive:\n"
+                           "        a += 1.0\n"
+                           "        b += 1.0\n"
+                           "        steps += 1\n"
+                           "    return steps\n",
+                           "spin(fa, fb)",
+                           "print(fa[0] > 0, bool((fa == fb).all()), bool((fa == fa[0]).all()))",
+                           ran="chunks", name_prefix="spin")
