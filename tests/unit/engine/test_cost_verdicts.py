@@ -7,7 +7,13 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from engine_harness import differential  # noqa: E402
+import engine_harness  # noqa: E402
+
+
+def differential(tmp_path, source):
+    # The verdicts are what this file checks (the harness leaves the check off).
+    return engine_harness.differential(tmp_path, source, cost_check="on")
+
 
 # f has one specialisation per value of `mode` (a str is specialised on its
 # value). The "slow" one is told its graph calls take 2 ms against 1 ms in

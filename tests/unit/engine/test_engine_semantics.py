@@ -197,7 +197,7 @@ SLOW_GRAPH = """
 def test_graph_slower_than_cpython_goes_back_to_cpython(tmp_path):
     # The verdict depends on the machine's clock, never on a timed assertion
     # here: the margin (slice copies vs free views) is large.
-    proc = differential(tmp_path, SLOW_GRAPH + REPORT)
+    proc = differential(tmp_path, SLOW_GRAPH + REPORT, cost_check="on")
     row = rows_of(proc)["f"]
     assert row["reason"].startswith("graph slower than CPython (graph "), row
     assert row["graph_runs"] >= 5
@@ -209,20 +209,18 @@ def test_graph_slower_than_cpython_goes_back_to_cpython(tmp_path):
     assert row["state"] == "compiled" and spec["retry_after_calls"] > 0, row
 
 
-def test_cost_check_off_keeps_the_graph(tmp_path, monkeypatch):
-    monkeypatch.setenv("SPECULA_COST_CHECK", "off")
-    proc = differential(tmp_path, SLOW_GRAPH + REPORT)
+def test_cost_check_off_keeps_the_graph(tmp_path):
+    proc = differential(tmp_path, SLOW_GRAPH + REPORT, cost_check="off")
     row = rows_of(proc)["f"]
     assert row["state"] == "compiled" and row["graph_runs"] == 12, row
     assert row["time_cpython_s"] == 0
 
 
-def test_unpacking_of_profiled_structures(tmp_path, monkeypatch):
+def test_unpacking_of_profiled_structures(tmp_path):
     # Notebook style: nested unpacking of a list of (W, b) tuples, swaps,
     # unpacking of a tuple argument, iteration over a list of tuples. The
     # items are read through item sources (params -> [0] -> [1]), so a
     # rebound item is seen on the next call.
-    monkeypatch.setenv("SPECULA_COST_CHECK", "off")
     proc = differential(tmp_path, """
         import numpy as np
         def forward(params, X):
@@ -256,10 +254,9 @@ def test_unpacking_of_profiled_structures(tmp_path, monkeypatch):
         assert rows[name]["graph_runs"] >= 3, rows[name]
 
 
-def test_unpacking_a_list_whose_length_changes(tmp_path, monkeypatch):
+def test_unpacking_a_list_whose_length_changes(tmp_path):
     # A list can change length between calls: the length guard misses and the
     # call runs in CPython (which raises the same ValueError on a mismatch).
-    monkeypatch.setenv("SPECULA_COST_CHECK", "off")
     proc = differential(tmp_path, """
         import numpy as np
         def two(lst):
@@ -293,11 +290,10 @@ def test_unpacking_a_list_whose_length_changes(tmp_path, monkeypatch):
     assert "starred assignment target" in rows["starred"]["reason"], rows["starred"]
 
 
-def test_repeated_work_of_an_unrolled_loop_runs_once(tmp_path, monkeypatch):
+def test_repeated_work_of_an_unrolled_loop_runs_once(tmp_path):
     # The engine folds, merges and drops repeated nodes before compiling
     # (backend_choice.cpp): the product and the constants of an unrolled loop
     # are one node each, and the results stay NumPy's bits.
-    monkeypatch.setenv("SPECULA_COST_CHECK", "off")
     proc = differential(tmp_path, """
         import numpy as np
         def f(W, v):
