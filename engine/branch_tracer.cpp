@@ -110,7 +110,10 @@ namespace specula::engine::branch_tracer
 
         // The points of `code` (borrowed), parsed on its first event: only
         // named functions of the traced file (comprehension and lambda
-        // frames run lines of the enclosing statement).
+        // frames run lines of the enclosing statement). Parsing runs Python
+        // (inspect), where the SIGINT handler may raise: that
+        // KeyboardInterrupt is the user's and is thrown on, with nothing
+        // cached for `code` (py_errors.hpp).
         const code_points* points_of(PyCodeObject* code)
         {
             auto found = g_state->codes.find(code);
@@ -131,8 +134,13 @@ namespace specula::engine::branch_tracer
             {
                 entry.second = parse_points(code);
             }
-            catch (py::error_already_set&)
+            catch (py::error_already_set& e)
             {
+                if (!e.matches(PyExc_Exception))
+                {
+                    g_state->codes.erase(code);
+                    throw;
+                }
                 // No source (a function made by exec): nothing to observe.
                 entry.second = code_points{};
             }
@@ -212,12 +220,24 @@ namespace specula::engine::branch_tracer
             {
                 cp = points_of(code);
             }
+            catch (py::error_already_set& e)
+            {
+                // The user's interrupt: CPython raises it in this frame, in
+                // place of the event's own exception (a trace function's
+                // error replaces it).
+                Py_DECREF(code);
+                Py_XDECREF(type);
+                Py_XDECREF(value);
+                Py_XDECREF(tb);
+                e.restore();
+                return -1;
+            }
             catch (...)
             {
                 cp = nullptr;
             }
             Py_DECREF(code); // the cache holds it
-            PyErr_Restore(type, value, tb);
+            PyErr_Restore(type, value, tb); // steals the three
             if (cp == nullptr || cp->points.empty())
             {
                 return 0;
@@ -272,7 +292,16 @@ namespace specula::engine::branch_tracer
         st->prof = &prof;
         st->filename = py::reinterpret_borrow<py::object>(code->co_filename);
         g_state = st.get();
-        const code_points* cp = points_of(code);
+        const code_points* cp = nullptr;
+        try
+        {
+            cp = points_of(code);
+        }
+        catch (...)
+        {
+            g_state = nullptr; // the user's interrupt: raised at the call (engine_core)
+            throw;
+        }
         if (!cp->decides)
         {
             g_state = nullptr;

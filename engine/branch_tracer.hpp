@@ -15,7 +15,8 @@ namespace specula::engine::branch_tracer
     // functions of the same file it calls, into `prof` (which must outlive the
     // run). False when nothing will be recorded (another trace function is
     // installed, a run is already traced, the source is not available);
-    // then end() must not be called.
+    // then end() must not be called. Throws py::error_already_set when the
+    // user's interrupt arrives while it reads the source.
     bool begin(PyCodeObject* code, profile& prof);
     // Stops recording (after the CPython run, which may have raised: the
     // pending exception is kept).
