@@ -4,7 +4,9 @@ programs/interrupts/ programs deliver SIGINT at random points while a hot functi
 runs, and check after every call that the state is one CPython could also leave
 (see interrupt_counter.py). Their timing is random, so runs are not compared with
 each other; each run, engine off and on, must report no violation and no lost
-interrupt. How many interrupts landed inside the function is printed, not asserted.
+interrupt. How many interrupts landed inside the function, and how many only
+surfaced when the wait polled for them (CPython's own missed wakeup), is printed,
+not asserted.
 """
 
 import pytest
@@ -51,6 +53,7 @@ def test_all_or_nothing(results, program, mode):
     assert run_.returncode == 0, harness.tail(run_.stderr)
     summary = summary_of(run_)
     print(f"{program.name} [{mode}]: {summary['interrupted_inside']} interrupts inside the "
-          f"call, {summary['interrupted_after']} after it")
+          f"call, {summary['interrupted_after']} after it "
+          f"({summary.get('late_wakeups', 0)} only when the wait polled: see _interrupts.py)")
     assert summary["lost_interrupts"] == 0, f"SIGINTs that never raised: {summary}"
     assert summary["violation_count"] == 0, f"partial effects seen: {summary}"
