@@ -83,3 +83,172 @@ def test_without_the_engine_no_source_is_read(tmp_path):
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout.split("REPORT")[0])
     assert out["sent"] == [] and out["raised"] == [], out
+
+
+# The engine's first call after NumPy's import loads its tables: importing
+# modules runs the import machinery's Python, and a finder the user put on
+# sys.meta_path. Here `math` is imported again then, and the finder sends the
+# SIGINT on its first search for it (engine off, nothing imports it).
+LOAD_PROGRAM = """
+    import json, os, signal, sys
+    import numpy as np
+    import specula
+
+    sent = []
+
+    class Finder:
+        def find_spec(self, name, path=None, target=None):
+            if name == "math" and not sent:
+                sent.append(name)
+                os.kill(os.getpid(), signal.SIGINT)  # raises here, as from Jupyter
+            return None
+
+    del sys.modules["math"]
+    sys.meta_path.insert(0, Finder())
+
+    def f(x):
+        return x * 2.0 + 1.0
+
+    raised = []
+    x = np.ones(3)
+    for i in range(6):
+        try:
+            x = f(x)
+        except KeyboardInterrupt:
+            raised.append(i)
+    print(json.dumps({"sent": sent, "raised": raised, "x": x.tolist()}))
+    print("REPORT" + json.dumps(specula.report()))
+"""
+
+
+def _expected_doublings(raised, calls):
+    x = 1.0
+    for i in range(calls):
+        if i not in raised:
+            x = x * 2.0 + 1.0
+    return x
+
+
+def test_a_sigint_while_the_engine_loads_surfaces_once(tmp_path):
+    on = run_program(tmp_path, LOAD_PROGRAM)
+    assert on.returncode == 0, on.stderr
+    out = json.loads(on.stdout.split("REPORT")[0])
+    assert out["sent"] == ["math"], out
+    assert len(out["raised"]) == 1, f"{len(out['sent'])} SIGINT sent, raised at {out['raised']}"
+    # The interrupted call had no effect; the engine loaded at the next one
+    # and ran the others as graphs.
+    assert out["x"] == [_expected_doublings(out["raised"], 6)] * 3, out
+    report = json.loads(on.stdout.split("REPORT")[1])
+    assert sum(r["graph_runs"] for r in report if r["name"] == "f") > 0, report
+    off = run_program(tmp_path, LOAD_PROGRAM, engine="off")
+    assert off.returncode == 0, off.stderr
+    out_off = json.loads(off.stdout.split("REPORT")[0])
+    assert out_off["sent"] == [] and out_off["raised"] == [], out_off
+    assert out_off["x"] == [_expected_doublings([], 6)] * 3, out_off
+
+
+# An f-string of an array is tried at conversion on a sample of its type
+# (zeros): NumPy's str() of it is Python code, calling the formatter the user
+# set. The formatter sends the SIGINT on its first call for the sample (the
+# program's own values are never 0.0; engine off it never sees one).
+FORMAT_PROGRAM = """
+    import json, os, signal
+    import numpy as np
+    import specula
+
+    sent = []
+
+    def formatter(v):
+        if v == 0.0 and not sent:
+            sent.append(float(v))
+            os.kill(os.getpid(), signal.SIGINT)  # raises here, as from Jupyter
+        return "%.2f" % v
+
+    np.set_printoptions(formatter={"float": formatter})
+
+    def f(x):
+        y = x * 2.0
+        print(f"y={y}")
+        return y
+
+    raised = []
+    x = np.ones(3)
+    for i in range(5):
+        if i in SKIP:
+            continue
+        try:
+            x = f(x)
+        except KeyboardInterrupt:
+            raised.append(i)
+    print(json.dumps({"sent": sent, "raised": raised, "x": x.tolist()}))
+    print("REPORT" + json.dumps(specula.report()))
+"""
+
+
+def test_a_sigint_in_numpys_formatting_at_conversion_surfaces_once(tmp_path):
+    on = run_program(tmp_path, FORMAT_PROGRAM.replace("SKIP", "[]"))
+    assert on.returncode == 0, on.stderr
+    out = json.loads(on.stdout.split("REPORT")[0].splitlines()[-1])
+    assert out["sent"] == [0.0], out
+    assert len(out["raised"]) == 1, f"{len(out['sent'])} SIGINT sent, raised at {out['raised']}"
+    report = json.loads(on.stdout.split("REPORT")[1])
+    assert sum(r["graph_runs"] for r in report if r["name"] == "f") > 0, report
+    # What it printed and left equals CPython's run without the interrupted
+    # call (the interrupt landed before the call's first effect).
+    off = run_program(tmp_path, FORMAT_PROGRAM.replace("SKIP", repr(out["raised"])), engine="off")
+    assert off.returncode == 0, off.stderr
+    out_off = json.loads(off.stdout.split("REPORT")[0].splitlines()[-1])
+    assert out_off["sent"] == [] and out_off["raised"] == [], out_off
+    assert out_off["x"] == out["x"], (out, out_off)
+    printed = on.stdout.split("REPORT")[0].splitlines()[:-1]
+    assert printed == off.stdout.split("REPORT")[0].splitlines()[:-1], (on.stdout, off.stdout)
+
+
+# specula.explain() states an identity guard with the guarded object's repr:
+# a class's repr is its metaclass's __repr__, user code, where the SIGINT
+# lands here. It surfaces from explain(), the call that ran it.
+EXPLAIN_PROGRAM = """
+    import json, os, signal
+    import numpy as np
+    import specula
+
+    sent = []
+    armed = []
+
+    class Meta(type):
+        def __repr__(cls):
+            if armed:
+                armed.clear()
+                sent.append(cls.__name__)
+                os.kill(os.getpid(), signal.SIGINT)  # raises here, as from Jupyter
+            return "<Thing>"
+
+    class Thing(metaclass=Meta):
+        pass
+
+    def f(x):
+        if isinstance(x, Thing):  # reads Thing: an identity guard
+            return x
+        return x * 2.0
+
+    x = np.ones(3)
+    for i in range(4):
+        x = f(x)
+    raised = []
+    armed.append(True)
+    try:
+        specula.explain("f")
+    except KeyboardInterrupt:
+        raised.append("explain")
+    text = specula.explain("f")
+    print(json.dumps({"sent": sent, "raised": raised, "states_thing": "<Thing>" in text}))
+"""
+
+
+def test_a_sigint_in_a_repr_explain_runs_surfaces_once(tmp_path):
+    proc = run_program(tmp_path, EXPLAIN_PROGRAM)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["sent"] == ["Thing"], out
+    assert out["raised"] == ["explain"], out
+    assert out["states_thing"], out
