@@ -252,3 +252,159 @@ def test_a_sigint_in_a_repr_explain_runs_surfaces_once(tmp_path):
     assert out["sent"] == ["Thing"], out
     assert out["raised"] == ["explain"], out
     assert out["states_thing"], out
+
+
+# A loop at a cell's module level run in chunks: before each chunk the engine
+# reads the loop's target from the cell's globals, and those hold a user key
+# hashing like the target's name, so every lookup of `i` (CPython's and the
+# engine's) runs its __eq__. The SIGINT is sent from the engine's Nth lookup
+# (told from CPython's own by the instruction the cell's frame is at): which
+# engine step that is depends on how the chunks were sized, so a range of N
+# is swept, each a fresh process. Wherever it lands, it surfaces once, and
+# the loop leaves whole iterations.
+CELL_LOOP_PROGRAM = """
+    import ast, dis, json, os, signal, sys
+    import numpy as np
+    import specula
+
+    ARM = int(sys.argv[1])
+    ENGINE = os.environ["SPECULA_ENGINE"] == "on"
+    OWN = {"LOAD_NAME", "STORE_NAME", "DELETE_NAME", "LOAD_GLOBAL", "STORE_GLOBAL"}
+    counts = {"engine": 0, "cpython": 0}
+    sent = []
+
+    class Key:
+        def __hash__(self):
+            return hash("i")
+
+        def __eq__(self, other):
+            frame = sys._getframe(1)
+            if dis.opname[frame.f_code.co_code[frame.f_lasti]] in OWN:
+                counts["cpython"] += 1
+            else:
+                counts["engine"] += 1
+                if counts["engine"] == ARM:
+                    sent.append(ARM)
+                    os.kill(os.getpid(), signal.SIGINT)  # raises here, as from Jupyter
+            return self is other
+
+    SRC = '''
+    acc = np.zeros(4)
+    n = 0
+    for i in range(60):
+        acc = acc + xs[i]
+        n = n + 1
+    '''
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cell.py")
+    with open(path, "w") as fh:
+        fh.write(SRC)
+    ns = {"np": np, "xs": np.arange(240.0).reshape(60, 4) * 0.1, Key(): "the user's key"}
+    tree = ast.parse(SRC, path)
+    if ENGINE:
+        from specula import cell_loops
+        specula._engine.install_loop_builtins(cell_loops._flags)
+        tree = cell_loops.loop_transformer().visit(tree)
+    code = compile(tree, path, "exec")
+    raised = []
+    runs = []
+    for run in range(3):
+        try:
+            exec(code, ns)
+        except KeyboardInterrupt:
+            raised.append(run)
+        runs.append([ns["n"], ns["acc"].tobytes().hex()])
+    graph_runs = sum(r["graph_runs"] for r in specula.report()) if ENGINE else 0
+    print(json.dumps({"sent": sent, "raised": raised, "runs": runs, "counts": counts,
+                      "graph_runs": graph_runs}))
+"""
+
+
+def _cell_loop_run(tmp_path, arm, engine):
+    proc = run_program(tmp_path, CELL_LOOP_PROGRAM, engine=engine, args=(str(arm),))
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _whole_iterations(acc_hex, n):
+    # The loop's state after n whole iterations, in CPython's order.
+    import numpy as np
+
+    xs = np.arange(240.0).reshape(60, 4) * 0.1
+    acc = np.zeros(4)
+    for i in range(n):
+        acc = acc + xs[i]
+    return acc.tobytes().hex() == acc_hex
+
+
+def test_a_sigint_in_a_key_eq_the_cell_loop_engine_runs_surfaces_once(tmp_path):
+    off = _cell_loop_run(tmp_path, 0, "off")
+    assert off["counts"]["engine"] == 0 and off["sent"] == [], off
+    quiet = _cell_loop_run(tmp_path, 0, "on")
+    assert quiet["graph_runs"] > 0 and quiet["runs"] == off["runs"], (quiet, off)
+    assert quiet["counts"]["engine"] >= 30, quiet
+    for arm in range(1, 31):
+        out = _cell_loop_run(tmp_path, arm, "on")
+        assert out["sent"] == [arm], (arm, out)
+        assert len(out["raised"]) == 1, (arm, out)
+        for n, acc in out["runs"]:
+            assert _whole_iterations(acc, n), (arm, out)
+        # The runs after the interrupted one ran to the end, as CPython's.
+        assert out["runs"][out["raised"][0] + 1:] == off["runs"][out["raised"][0] + 1:], (arm, out)
+
+
+# A graph run that raised a floating-point flag asks np.geterr() whether NumPy
+# would act on it: Python code (here the user's own wrapper), where a pending
+# signal's handler runs. The user's SIGINT handler raises SystemExit: that is
+# the user's too, raised at the call, not read as "NumPy would warn".
+GETERR_PROGRAM = """
+    import json, os, signal
+    import numpy as np
+    import specula
+
+    def on_sigint(signum, frame):
+        raise SystemExit(3)
+
+    signal.signal(signal.SIGINT, on_sigint)
+    sent = []
+    real_geterr = np.geterr
+
+    def geterr():
+        if not sent:
+            sent.append("geterr")
+            os.kill(os.getpid(), signal.SIGINT)  # the handler raises here
+        return real_geterr()
+
+    np.geterr = geterr
+
+    def f(x, y):
+        return x / y + 1.0
+
+    exited = []
+    out = []
+    x = np.ones(3)
+    y = np.array([1.0, 0.0, 2.0])
+    for i in range(4):
+        if i in SKIP:
+            continue
+        try:
+            out.append(f(x, y).tolist())
+        except SystemExit as e:
+            exited.append([i, e.code])
+    print(json.dumps({"sent": sent, "exited": exited, "out": out}))
+"""
+
+
+def test_a_systemexit_from_the_users_handler_in_geterr_surfaces_once(tmp_path):
+    on = run_program(tmp_path, GETERR_PROGRAM.replace("SKIP", "[]"))
+    assert on.returncode == 0, on.stderr
+    out = json.loads(on.stdout)
+    assert out["sent"] == ["geterr"], out
+    assert len(out["exited"]) == 1 and out["exited"][0][1] == 3, out
+    # Engine off nothing asks np.geterr; without the interrupted call the
+    # results are CPython's.
+    skip = [out["exited"][0][0]]
+    off = run_program(tmp_path, GETERR_PROGRAM.replace("SKIP", repr(skip)), engine="off")
+    assert off.returncode == 0, off.stderr
+    out_off = json.loads(off.stdout)
+    assert out_off["sent"] == [] and out_off["exited"] == [], out_off
+    assert out_off["out"] == out["out"], (out, out_off)
