@@ -408,3 +408,92 @@ def test_a_systemexit_from_the_users_handler_in_geterr_surfaces_once(tmp_path):
     out_off = json.loads(off.stdout)
     assert out_off["sent"] == [] and out_off["exited"] == [], out_off
     assert out_off["out"] == out["out"], (out, out_off)
+
+
+# Recursion over tree nodes whose instance dicts hold a user key hashing like
+# the method name `is_leaf`: every lookup of it runs the key's __eq__,
+# CPython's (at `node.is_leaf`) and the engine's (reading the method when it
+# converts, checking no node shadows it at every call). The SIGINT is sent
+# from the engine's Nth lookup; the first ones land in the conversion, the
+# later ones in the tree walk before a graph run.
+TREE_PROGRAM = """
+    import dis, json, os, signal, sys
+    import numpy as np
+    import specula
+
+    ARM = int(sys.argv[1])
+    OWN = {"LOAD_METHOD", "LOAD_ATTR"}
+    counts = {"engine": 0, "cpython": 0}
+    sent = []
+
+    class Key:
+        def __hash__(self):
+            return hash("is_leaf")
+
+        def __eq__(self, other):
+            frame = sys._getframe(1)
+            if dis.opname[frame.f_code.co_code[frame.f_lasti]] in OWN:
+                counts["cpython"] += 1
+            else:
+                counts["engine"] += 1
+                if counts["engine"] == ARM:
+                    sent.append(ARM)
+                    os.kill(os.getpid(), signal.SIGINT)  # raises here, as from Jupyter
+            return self is other
+
+    class Node:
+        def __init__(self, word=None, left=None, right=None):
+            self.word, self.left, self.right = word, left, right
+            self.__dict__[Key()] = "the user's key"
+
+        def is_leaf(self):
+            return self.word is not None
+
+    def tree(depth, w):
+        if depth == 0:
+            return Node(word=w % 5)
+        return Node(left=tree(depth - 1, 2 * w), right=tree(depth - 1, 2 * w + 1))
+
+    L = np.arange(20.0).reshape(5, 4) * 0.25
+    W = np.eye(4, 8) * 0.5
+
+    def encode(node):
+        if node.is_leaf():
+            return L[node.word]
+        h = np.concatenate([encode(node.left), encode(node.right)])
+        return np.tanh(W @ h)
+
+    t = tree(3, 1)
+    raised = []
+    out = []
+    for i in range(8):
+        if i in SKIP:
+            continue
+        try:
+            out.append(encode(t).tobytes().hex())
+        except KeyboardInterrupt:
+            raised.append(i)
+    rows = [r for r in specula.report() if r["name"] == "encode"]
+    print(json.dumps({"sent": sent, "raised": raised, "out": out, "counts": counts,
+                      "graph_runs": rows[0]["graph_runs"] if rows else 0}))
+"""
+
+
+def test_a_sigint_in_a_key_eq_the_tree_recursion_runs_surfaces_once(tmp_path):
+    def run(arm, engine, skip=()):
+        source = TREE_PROGRAM.replace("SKIP", repr(list(skip)))
+        proc = run_program(tmp_path, source, engine=engine, args=(str(arm),))
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    off = run(0, "off")
+    assert off["counts"]["engine"] == 0 and off["sent"] == [], off
+    quiet = run(0, "on")
+    assert quiet["graph_runs"] > 0 and quiet["out"] == off["out"], (quiet, off)
+    assert quiet["counts"]["engine"] >= 16, quiet
+    for arm in range(1, 17):
+        out = run(arm, "on")
+        assert out["sent"] == [arm], (arm, out)
+        assert len(out["raised"]) == 1, (arm, out)
+        # The interrupted call had no effect; the others returned CPython's.
+        assert out["out"] == run(0, "off", out["raised"])["out"], (arm, out)
