@@ -1,10 +1,14 @@
-"""A SIGINT that arrives while the engine runs its own Python (reading a
-function's source to trace its branches or to convert it) is the user's: it
-surfaces as one KeyboardInterrupt at the call, never swallowed.
+"""A SIGINT that arrives while the engine runs Python (its own: reading a
+function's source, loading its tables, formatting; or the user's: a dict key's
+__eq__, a repr, np.geterr) is the user's: it surfaces as one KeyboardInterrupt
+at the call (or the loop's marker, or the API call that ran it), never
+swallowed.
 
-The program below sends a real SIGINT from inside `inspect.getsourcelines`,
-which only the engine calls, so the signal lands in the engine's own work at a
-known point. Every SIGINT sent must surface exactly once."""
+Each program sends a real SIGINT from inside Python code that only the engine
+runs (a function only it calls, or the Nth call of user code made by the
+engine and not by CPython), so the signal lands in the engine's work at a
+known point. Every SIGINT sent must surface exactly once, and the results
+are CPython's without the interrupted call."""
 import json
 import os
 import sys
