@@ -10,6 +10,7 @@
 
 #include "engine/engine_core.hpp"
 #include "engine/numpy_api.hpp"
+#include "engine/py_errors.hpp"
 
 namespace specula::engine
 {
@@ -99,6 +100,13 @@ namespace specula::engine
         }
         if (!ok)
         {
+            if (interrupt_pending())
+            {
+                // The import machinery and NumPy's module run Python code,
+                // where the SIGINT handler may raise: the user's interrupt,
+                // raised at the call (enter_region); loaded at a later entry.
+                return false;
+            }
             // No NumPy (or a broken one): the program runs without speculation.
             PyErr_Clear();
             disable();

@@ -194,7 +194,7 @@ namespace specula::engine
     {
         if (!m_loaded && (!program_uses_numpy() || !load()))
         {
-            return frame_exit::run_default;
+            return interrupt_pending() ? frame_exit::fail : frame_exit::run_default;
         }
         const std::uint64_t commits = commits_started();
         std::string why;

@@ -47,7 +47,10 @@ namespace specula::engine
             return "?";
         }
 
-        // repr() that never throws and stays on one short line.
+        // repr() on one short line; "?" when it raises. The repr of a guarded
+        // object may run Python code (a metaclass's __repr__, a module's),
+        // where the SIGINT handler may raise: that KeyboardInterrupt is the
+        // user's and is thrown on, out of explain() (py_errors.hpp).
         std::string short_repr(const py::object& o)
         {
             if (!o)
@@ -59,8 +62,12 @@ namespace specula::engine
             {
                 s = py::repr(o);
             }
-            catch (py::error_already_set&)
+            catch (py::error_already_set& e)
             {
+                if (!e.matches(PyExc_Exception))
+                {
+                    throw;
+                }
                 return "?";
             }
             return s.size() > 60 ? s.substr(0, 57) + "..." : s;

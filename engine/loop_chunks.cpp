@@ -8,6 +8,7 @@
 #include "engine/engine_core.hpp"
 #include "engine/loop_locals.hpp"
 #include "engine/numpy_api.hpp"
+#include "engine/py_errors.hpp"
 #include "engine/runner.hpp"
 
 namespace specula::engine
@@ -144,6 +145,18 @@ namespace specula::engine
             return writer->write_back(py::tuple(items).ptr(), broke);
         }
 
+        // After bound_value: the globals may hold a user key whose hash equals
+        // a name's, and its __eq__ ran; the user's interrupt raised there is
+        // thrown on (raised at the loop's marker: at_python_boundary), any
+        // other error reads as unbound (py_errors.hpp).
+        void throw_if_interrupted()
+        {
+            if (clear_error_unless_interrupt())
+            {
+                throw py::error_already_set();
+            }
+        }
+
         // The value a target name holds now (borrowed; null when unbound).
         PyObject* bound_value(const region_record& rec, PyObject* globals, PyObject* const* locals,
                               const std::string& name)
@@ -174,7 +187,7 @@ namespace specula::engine
                 {
                     bound.push_back(bound_value(rec, globals, locals, name));
                 }
-                PyErr_Clear();
+                throw_if_interrupted();
                 value = 0;
                 return loop_sequences::position(cur, bound, remaining);
             }
@@ -187,9 +200,9 @@ namespace specula::engine
             remaining = left;
             value = cur.start + (cur.len - remaining - 1) * cur.step;
             PyObject* bound = bound_value(rec, globals, locals, rec.chunk.target); // borrowed
+            throw_if_interrupted();
             if (bound == nullptr || !PyLong_CheckExact(bound))
             {
-                PyErr_Clear();
                 return false;
             }
             int overflow = 0;

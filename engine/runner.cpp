@@ -286,15 +286,16 @@ namespace specula::engine
         {
             ignored,     // NumPy would say nothing: the run stands
             reported,    // NumPy would warn, raise, call or log: CPython runs the call
-            interrupted, // KeyboardInterrupt raised while asking (exception set)
+            interrupted, // the user's interrupt raised while asking (exception set)
         };
 
         // What NumPy would do with the floating-point flags `raised` (anything
         // but 'ignore' in np.geterr() acts). Cold: only asked when a run raised
         // a flag. np.geterr is Python code, so the eval loop may run a pending
-        // signal's handler inside it: a KeyboardInterrupt is the user's and
-        // stays set; any other error answers `reported`, so CPython, which is
-        // always correct, runs the call.
+        // signal's handler inside it: a KeyboardInterrupt (or the SystemExit a
+        // user's handler raises) is the user's and stays set (py_errors.hpp);
+        // any other error answers `reported`, so CPython, which is always
+        // correct, runs the call.
         fp_verdict numpy_reports(int raised)
         {
             static const std::pair<int, const char*> categories[] = {{FE_DIVBYZERO, "divide"},
@@ -316,7 +317,7 @@ namespace specula::engine
             }
             catch (py::error_already_set& e)
             {
-                if (e.matches(PyExc_KeyboardInterrupt))
+                if (!e.matches(PyExc_Exception))
                 {
                     e.restore();
                     return fp_verdict::interrupted;

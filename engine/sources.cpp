@@ -271,11 +271,12 @@ namespace specula::engine
                 return nullptr;
             }
             // A function is a non-data descriptor: an instance attribute of the
-            // same name shadows it. Binding it runs no Python code.
+            // same name shadows it. Binding it runs no Python code, but the
+            // instance dict may hold a user key that compares with `key`.
             PyObject* bound = owned.keep(PyObject_GenericGetAttr(parent, key)); // new reference
             if (bound == nullptr)
             {
-                PyErr_Clear();
+                clear_error_unless_interrupt();
                 return nullptr;
             }
             if (!PyMethod_Check(bound) || PyMethod_GET_SELF(bound) != parent ||

@@ -256,6 +256,12 @@ namespace specula::engine
                     why = "tree node whose instance shadows the method ." + std::string(m);
                     return false;
                 }
+                if (PyErr_Occurred())
+                {
+                    clear_error_unless_interrupt(); // a node's dict with a user key
+                    why = "tree node whose __dict__ raised looking up ." + std::string(m);
+                    return false;
+                }
             }
             max_depth = std::max(max_depth, depth);
             stack.push_back({node, *dict_ptr, depth, false});

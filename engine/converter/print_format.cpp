@@ -10,6 +10,7 @@
 // raised at a commit. A computed spec (`{x:{width}}`) is refused.
 #include "engine/converter/converter.hpp"
 #include "engine/numpy_api.hpp"
+#include "engine/py_errors.hpp"
 
 namespace specula::engine::converter
 {
@@ -32,18 +33,20 @@ namespace specula::engine::converter
             }
         }
 
+        // Whether `spec` formats `sample`. An array's str() is NumPy's Python
+        // code (and a formatter the user set with np.set_printoptions), where
+        // the SIGINT handler may raise: that KeyboardInterrupt is the user's
+        // and is thrown on, not taken for a spec the type rejects.
         bool formats(PyObject* sample, int conversion, const py::str& spec)
         {
             py::object c = py::reinterpret_steal<py::object>(converted(sample, conversion));
-            if (!c)
-            {
-                PyErr_Clear();
-                return false;
-            }
-            PyObject* text = PyObject_Format(c.ptr(), spec.ptr()); // new reference
+            PyObject* text = c ? PyObject_Format(c.ptr(), spec.ptr()) : nullptr; // new reference
             if (text == nullptr)
             {
-                PyErr_Clear();
+                if (clear_error_unless_interrupt())
+                {
+                    throw py::error_already_set();
+                }
                 return false;
             }
             Py_DECREF(text);
