@@ -4,8 +4,8 @@
 // conversions (`!r`, `!s`, `!a`), the same format() calls with the same
 // specs, on the same kinds of objects. Only objects whose formatting runs
 // no user code are formatted (Python and NumPy numbers, str, bool, None,
-// arrays), and a spec is tried on an object of the value's type at
-// conversion: one the type rejects (`{arr:.3f}` on an ndarray, `{x:d}` on a
+// arrays while no print formatter is set), and a spec is tried on an object
+// of the value's type at conversion: one the type rejects (`{arr:.3f}` on an ndarray, `{x:d}` on a
 // float) raises whatever the value, so it is refused here rather than
 // raised at a commit. A computed spec (`{x:{width}}`) is refused.
 #include "engine/converter/converter.hpp"
@@ -51,6 +51,16 @@ namespace specula::engine::converter
             }
             Py_DECREF(text);
             return true;
+        }
+
+        // Whether NumPy's print options hold a formatter (np.set_printoptions
+        // (formatter=...)): an array's str() then calls that user code once
+        // per element, so trying a spec on a sample array would call it
+        // where CPython does not.
+        bool user_array_formatter()
+        {
+            py::object options = py::module_::import("numpy").attr("get_printoptions")();
+            return !options["formatter"].is_none();
         }
 
         bool plain_value(PyObject* o)
@@ -170,7 +180,13 @@ namespace specula::engine::converter
         case surface::py_bool:
             return py::bool_(false);
         case surface::np_scalar:
+            break;
         case surface::ndarray:
+            if (user_array_formatter())
+            {
+                fail("f-string of an array while np.set_printoptions sets a formatter (user code)",
+                     node);
+            }
             break;
         }
         std::vector<npy_intp> dims(static_cast<size_t>(type.dims.rank()), 1);

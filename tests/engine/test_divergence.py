@@ -45,6 +45,8 @@ are exactly those of the engine-off run.
                                    class: the getter's effects once, its interrupt kept)
 32 interrupts in user code the     interrupt_in_key_eq.py (a dict key's __eq__ run by the
    engine's lookups run            converter's and the guards' lookups: the interrupt kept)
+33 user code run by a conversion   print_formatter.py (a NumPy print formatter counting its
+                                   calls while f-strings print arrays: none extra)
 """
 
 import pytest
@@ -84,6 +86,7 @@ FOOTGUNS = {
     "dead work dropped with what it signals": "dead_work.py",
     "descriptors arriving late": "late_descriptor.py",
     "interrupts in user code the engine's lookups run": "interrupt_in_key_eq.py",
+    "user code run by a conversion": "print_formatter.py",
 }
 PROGRAMS = {p.name.split("/")[-1]: p for p in harness.programs("divergence")}
 INTERRUPT_ROUNDS = "100"

@@ -1,0 +1,45 @@
+# Footgun: user code the conversion would run — a NumPy print formatter (set with
+# np.set_printoptions) that counts its calls, while a hot function prints arrays
+# in f-strings. CPython calls the formatter once per element printed; a converter
+# that tried the f-string's format spec on a sample array would call it once more
+# per conversion, and that extra call would be seen (the count, or any other
+# effect of the formatter). The formatter is set after the function compiled,
+# then the argument's shape changes (a guard miss: converted again while the
+# formatter is set), then a second formatter replaces it.
+# expect: compiled report_step
+import numpy as np
+from _probe import snapshot, call
+
+formatted = []
+
+
+def counting(x):
+    formatted.append(float(x))
+    return f"<{x:.2f}>"
+
+
+def report_step(w, step):
+    w = w * 0.5 + 1.0
+    print(f"step {step}: w={w} mean={w.mean():.3f}")
+    return w
+
+
+w = np.arange(3.0)
+for step in range(10):
+    w = call(f"step{step}", report_step, w, step)
+
+np.set_printoptions(formatter={"float": counting})
+for step in range(10, 16):
+    w = call(f"step{step}", report_step, w, step)
+snapshot("formatted by the compiled function", list(formatted))
+
+w = np.arange(4.0)
+for step in range(16, 22):
+    w = call(f"step{step}", report_step, w, step)
+snapshot("formatted after a new shape", list(formatted))
+
+np.set_printoptions(formatter={"float": lambda x: (formatted.append(-1.0), f"[{x:.1f}]")[1]})
+for step in range(22, 26):
+    w = call(f"step{step}", report_step, w, step)
+np.set_printoptions(formatter=None)
+snapshot("formatted in all", len(formatted))
