@@ -2,12 +2,14 @@
 // the commit from the values the run computed (value_plan::kind::format,
 // engine/formatted_text.hpp), exactly as CPython formats them: the same
 // conversions (`!r`, `!s`, `!a`), the same format() calls with the same
-// specs, on the same kinds of objects. Only objects whose formatting runs
-// no user code are formatted (Python and NumPy numbers, str, bool, None,
-// arrays while no print formatter is set), and a spec is tried on an object
-// of the value's type at conversion: one the type rejects (`{arr:.3f}` on an ndarray, `{x:d}` on a
-// float) raises whatever the value, so it is refused here rather than
-// raised at a commit. A computed spec (`{x:{width}}`) is refused.
+// specs, on the same kinds of objects. Only Python and NumPy numbers, str,
+// bool, None and arrays are formatted: types whose formatting runs no user
+// code, except the print formatter a user may set for arrays, which the
+// commit then calls as CPython does. A spec is checked for the value's type
+// at conversion, without running user code (`formats`): one the type rejects
+// (`{arr:.3f}` on an ndarray, `{x:d}` on a float) raises whatever the value,
+// so it is refused here rather than raised at a commit. A computed spec
+// (`{x:{width}}`) is refused.
 #include "engine/converter/converter.hpp"
 #include "engine/numpy_api.hpp"
 #include "engine/py_errors.hpp"
@@ -33,12 +35,26 @@ namespace specula::engine::converter
             }
         }
 
-        // Whether `spec` formats `sample`. An array's str() is NumPy's Python
-        // code (and a formatter the user set with np.set_printoptions), where
-        // the SIGINT handler may raise: that KeyboardInterrupt is the user's
-        // and is thrown on, not taken for a spec the type rejects.
+        // Whether `spec` formats `sample`. An array's str() and repr() are
+        // NumPy's Python code, which calls user code when a print formatter
+        // or np.set_string_function is set: they are never tried (a try would
+        // call that code where CPython does not). Their outcome needs no try:
+        // a conversion makes a str, and without one an array of rank 1 or
+        // more formats only with the empty spec (object.__format__); a 0-d
+        // array formats as its scalar, whose formatting is NumPy's C code.
+        // What else is tried runs no Python, but a KeyboardInterrupt met
+        // there is still thrown on, not taken for a spec the type rejects.
         bool formats(PyObject* sample, int conversion, const py::str& spec)
         {
+            if (PyArray_CheckExact(sample) &&
+                (conversion != -1 || PyArray_NDIM(reinterpret_cast<PyArrayObject*>(sample)) > 0))
+            {
+                if (conversion == -1)
+                {
+                    return py::len(spec) == 0;
+                }
+                return formats(py::str("").ptr(), -1, spec);
+            }
             py::object c = py::reinterpret_steal<py::object>(converted(sample, conversion));
             PyObject* text = c ? PyObject_Format(c.ptr(), spec.ptr()) : nullptr; // new reference
             if (text == nullptr)
@@ -51,16 +67,6 @@ namespace specula::engine::converter
             }
             Py_DECREF(text);
             return true;
-        }
-
-        // Whether NumPy's print options hold a formatter (np.set_printoptions
-        // (formatter=...)): an array's str() then calls that user code once
-        // per element, so trying a spec on a sample array would call it
-        // where CPython does not.
-        bool user_array_formatter()
-        {
-            py::object options = py::module_::import("numpy").attr("get_printoptions")();
-            return !options["formatter"].is_none();
         }
 
         bool plain_value(PyObject* o)
@@ -180,13 +186,7 @@ namespace specula::engine::converter
         case surface::py_bool:
             return py::bool_(false);
         case surface::np_scalar:
-            break;
         case surface::ndarray:
-            if (user_array_formatter())
-            {
-                fail("f-string of an array while np.set_printoptions sets a formatter (user code)",
-                     node);
-            }
             break;
         }
         std::vector<npy_intp> dims(static_cast<size_t>(type.dims.rank()), 1);

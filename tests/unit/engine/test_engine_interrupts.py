@@ -1,5 +1,5 @@
 """A SIGINT that arrives while the engine runs Python (its own: reading a
-function's source, loading its tables, formatting; or the user's: a dict key's
+function's source, loading its tables; or the user's: a dict key's
 __eq__, a repr, np.geterr) is the user's: it surfaces as one KeyboardInterrupt
 at the call (or the loop's marker, or the API call that ran it), never
 swallowed.
@@ -151,63 +151,6 @@ def test_a_sigint_while_the_engine_loads_surfaces_once(tmp_path):
     assert out_off["x"] == [_expected_doublings([], 6)] * 3, out_off
 
 
-# An f-string of an array is tried at conversion on a sample of its type
-# (zeros): NumPy's str() of it is Python code, calling the formatter the user
-# set. The formatter sends the SIGINT on its first call for the sample (the
-# program's own values are never 0.0; engine off it never sees one).
-FORMAT_PROGRAM = """
-    import json, os, signal
-    import numpy as np
-    import specula
-
-    sent = []
-
-    def formatter(v):
-        if v == 0.0 and not sent:
-            sent.append(float(v))
-            os.kill(os.getpid(), signal.SIGINT)  # raises here, as from Jupyter
-        return "%.2f" % v
-
-    np.set_printoptions(formatter={"float": formatter})
-
-    def f(x):
-        y = x * 2.0
-        print(f"y={y}")
-        return y
-
-    raised = []
-    x = np.ones(3)
-    for i in range(5):
-        if i in SKIP:
-            continue
-        try:
-            x = f(x)
-        except KeyboardInterrupt:
-            raised.append(i)
-    print(json.dumps({"sent": sent, "raised": raised, "x": x.tolist()}))
-    print("REPORT" + json.dumps(specula.report()))
-"""
-
-
-def test_a_sigint_in_numpys_formatting_at_conversion_surfaces_once(tmp_path):
-    on = run_program(tmp_path, FORMAT_PROGRAM.replace("SKIP", "[]"))
-    assert on.returncode == 0, on.stderr
-    out = json.loads(on.stdout.split("REPORT")[0].splitlines()[-1])
-    assert out["sent"] == [0.0], out
-    assert len(out["raised"]) == 1, f"{len(out['sent'])} SIGINT sent, raised at {out['raised']}"
-    report = json.loads(on.stdout.split("REPORT")[1])
-    assert sum(r["graph_runs"] for r in report if r["name"] == "f") > 0, report
-    # What it printed and left equals CPython's run without the interrupted
-    # call (the interrupt landed before the call's first effect).
-    off = run_program(tmp_path, FORMAT_PROGRAM.replace("SKIP", repr(out["raised"])), engine="off")
-    assert off.returncode == 0, off.stderr
-    out_off = json.loads(off.stdout.split("REPORT")[0].splitlines()[-1])
-    assert out_off["sent"] == [] and out_off["raised"] == [], out_off
-    assert out_off["x"] == out["x"], (out, out_off)
-    printed = on.stdout.split("REPORT")[0].splitlines()[:-1]
-    assert printed == off.stdout.split("REPORT")[0].splitlines()[:-1], (on.stdout, off.stdout)
-
-
 # specula.explain() states an identity guard with the guarded object's repr:
 # a class's repr is its metaclass's __repr__, user code, where the SIGINT
 # lands here. It surfaces from explain(), the call that ran it.
@@ -258,6 +201,28 @@ def test_a_sigint_in_a_repr_explain_runs_surfaces_once(tmp_path):
     assert out["states_thing"], out
 
 
+# A dict key hashing like the name KEY_NAME and equal only to itself: it counts
+# who compares it, CPython's own lookups (OWN: the instruction the caller's
+# frame is at) or the engine's, and the engine's ARM-th comparison sends the
+# SIGINT. Pasted into the programs below.
+COUNTING_KEY = """
+    class Key:
+        def __hash__(self):
+            return hash(KEY_NAME)
+
+        def __eq__(self, other):
+            frame = sys._getframe(1)
+            if dis.opname[frame.f_code.co_code[frame.f_lasti]] in OWN:
+                counts["cpython"] += 1
+            else:
+                counts["engine"] += 1
+                if counts["engine"] == ARM:
+                    sent.append(ARM)
+                    os.kill(os.getpid(), signal.SIGINT)  # raises here, as from Jupyter
+            return self is other
+"""
+
+
 # A loop at a cell's module level run in chunks: before each chunk the engine
 # reads the loop's target from the cell's globals, and those hold a user key
 # hashing like the target's name, so every lookup of `i` (CPython's and the
@@ -277,21 +242,8 @@ CELL_LOOP_PROGRAM = """
     counts = {"engine": 0, "cpython": 0}
     sent = []
 
-    class Key:
-        def __hash__(self):
-            return hash("i")
-
-        def __eq__(self, other):
-            frame = sys._getframe(1)
-            if dis.opname[frame.f_code.co_code[frame.f_lasti]] in OWN:
-                counts["cpython"] += 1
-            else:
-                counts["engine"] += 1
-                if counts["engine"] == ARM:
-                    sent.append(ARM)
-                    os.kill(os.getpid(), signal.SIGINT)  # raises here, as from Jupyter
-            return self is other
-
+    KEY_NAME = "i"
+{COUNTING_KEY}
     SRC = '''
     acc = np.zeros(4)
     n = 0
@@ -324,7 +276,7 @@ CELL_LOOP_PROGRAM = """
 
 
 def _cell_loop_run(tmp_path, arm, engine):
-    proc = run_program(tmp_path, CELL_LOOP_PROGRAM, engine=engine, args=(str(arm),))
+    proc = run_program(tmp_path, CELL_LOOP_PROGRAM.replace("{COUNTING_KEY}", COUNTING_KEY), engine=engine, args=(str(arm),))
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -430,21 +382,8 @@ TREE_PROGRAM = """
     counts = {"engine": 0, "cpython": 0}
     sent = []
 
-    class Key:
-        def __hash__(self):
-            return hash("is_leaf")
-
-        def __eq__(self, other):
-            frame = sys._getframe(1)
-            if dis.opname[frame.f_code.co_code[frame.f_lasti]] in OWN:
-                counts["cpython"] += 1
-            else:
-                counts["engine"] += 1
-                if counts["engine"] == ARM:
-                    sent.append(ARM)
-                    os.kill(os.getpid(), signal.SIGINT)  # raises here, as from Jupyter
-            return self is other
-
+    KEY_NAME = "is_leaf"
+{COUNTING_KEY}
     class Node:
         def __init__(self, word=None, left=None, right=None):
             self.word, self.left, self.right = word, left, right
@@ -485,7 +424,7 @@ TREE_PROGRAM = """
 
 def test_a_sigint_in_a_key_eq_the_tree_recursion_runs_surfaces_once(tmp_path):
     def run(arm, engine, skip=()):
-        source = TREE_PROGRAM.replace("SKIP", repr(list(skip)))
+        source = TREE_PROGRAM.replace("{COUNTING_KEY}", COUNTING_KEY).replace("SKIP", repr(list(skip)))
         proc = run_program(tmp_path, source, engine=engine, args=(str(arm),))
         assert proc.returncode == 0, proc.stderr
         return json.loads(proc.stdout)
