@@ -53,6 +53,16 @@ namespace specula::engine::converter
         {
             fail("dtype argument of this kind", node);
         }
+        PyObject* o = v.obj.ptr(); // borrowed from v
+        if (v.k == cval::kind::object && !PyArray_DescrCheck(o) &&
+            !(PyType_Check(o) &&
+              !PyType_HasFeature(reinterpret_cast<PyTypeObject*>(o), Py_TPFLAGS_HEAPTYPE)))
+        {
+            // np.dtype() of any other object reads its .dtype: a property
+            // (or __getattr__) would run once here and never in the graph.
+            fail("dtype argument that is neither a dtype, a NumPy or builtin type nor a name",
+                 node);
+        }
         std::string name;
         try
         {
