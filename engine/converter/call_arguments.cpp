@@ -66,7 +66,14 @@ namespace specula::engine::converter
         std::string name;
         try
         {
-            name = py::str(py::module_::import("numpy").attr("dtype")(v.obj).attr("name"));
+            py::object descr = py::module_::import("numpy").attr("dtype")(v.obj);
+            if (!descr.attr("isnative").cast<bool>())
+            {
+                // Its name is the native type's ("float32" for ">f4"): the
+                // graph would give the native byte order.
+                fail("dtype argument of non-native byte order", node);
+            }
+            name = py::str(descr.attr("name"));
         }
         catch (py::error_already_set& e)
         {

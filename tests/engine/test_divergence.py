@@ -50,6 +50,8 @@ are exactly those of the engine-off run.
 34 user hooks a conversion would  conversion_hooks.py (a metaclass __instancecheck__ arriving
    answer or run                   late, a __class__ property, a .dtype property: every call;
                                    a dict key's __eq__: none extra)
+35 dtype arguments baked in by    dtype_byte_order.py (">f4" after "<f4": one type, one name)
+   type or name
 """
 
 import pytest
@@ -91,6 +93,7 @@ FOOTGUNS = {
     "interrupts in user code the engine's lookups run": "interrupt_in_key_eq.py",
     "user code run by a conversion": "print_formatter.py",
     "user hooks a conversion would answer or run": "conversion_hooks.py",
+    "dtype arguments baked in by type or name": "dtype_byte_order.py",
 }
 PROGRAMS = {p.name.split("/")[-1]: p for p in harness.programs("divergence")}
 INTERRUPT_ROUNDS = "100"
