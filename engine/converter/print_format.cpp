@@ -33,12 +33,21 @@ namespace specula::engine::converter
             }
         }
 
-        // Whether `spec` formats `sample`. An array's str() is NumPy's Python
-        // code (and a formatter the user set with np.set_printoptions), where
-        // the SIGINT handler may raise: that KeyboardInterrupt is the user's
-        // and is thrown on, not taken for a spec the type rejects.
+        // Whether `spec` formats `sample`. A NumPy scalar's str() is NumPy's
+        // code, where the SIGINT handler may raise: that KeyboardInterrupt
+        // is the user's and is thrown on, not taken for a spec the type
+        // rejects.
         bool formats(PyObject* sample, int conversion, const py::str& spec)
         {
+            if (PyArray_Check(sample) && PyArray_NDIM(reinterpret_cast<PyArrayObject*>(sample)) > 0)
+            {
+                // Decided without calling the array's str(), which may be a
+                // user function (np.set_string_function): with a conversion
+                // the spec applies to a str; without, ndarray.__format__ is
+                // object's, which takes only the empty spec.
+                return conversion == -1 ? PyUnicode_GET_LENGTH(spec.ptr()) == 0
+                                        : formats(py::str("").ptr(), -1, spec);
+            }
             py::object c = py::reinterpret_steal<py::object>(converted(sample, conversion));
             PyObject* text = c ? PyObject_Format(c.ptr(), spec.ptr()) : nullptr; // new reference
             if (text == nullptr)

@@ -45,8 +45,9 @@ are exactly those of the engine-off run.
                                    class: the getter's effects once, its interrupt kept)
 32 interrupts in user code the     interrupt_in_key_eq.py (a dict key arriving after compilation:
    engine's lookups run            its __eq__ run by the guards' lookups, the interrupt kept)
-33 user code run by a conversion   print_formatter.py (a NumPy print formatter counting its
-                                   calls while f-strings print arrays: none extra)
+33 user code run by a conversion   print_formatter.py (a NumPy print formatter, then a string
+                                   function, counting their calls while f-strings print
+                                   arrays: none extra)
 34 user hooks a conversion would  conversion_hooks.py (a metaclass __instancecheck__ arriving
    answer or run                   late, a __class__ property, a .dtype property: every call;
                                    a dict key's __eq__: none extra)
