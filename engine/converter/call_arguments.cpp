@@ -53,10 +53,27 @@ namespace specula::engine::converter
         {
             fail("dtype argument of this kind", node);
         }
+        PyObject* o = v.obj.ptr(); // borrowed from v
+        if (v.k == cval::kind::object && !PyArray_DescrCheck(o) &&
+            !(PyType_Check(o) &&
+              !PyType_HasFeature(reinterpret_cast<PyTypeObject*>(o), Py_TPFLAGS_HEAPTYPE)))
+        {
+            // np.dtype() of any other object reads its .dtype: a property
+            // (or __getattr__) would run once here and never in the graph.
+            fail("dtype argument that is neither a dtype, a NumPy or builtin type nor a name",
+                 node);
+        }
         std::string name;
         try
         {
-            name = py::str(py::module_::import("numpy").attr("dtype")(v.obj).attr("name"));
+            py::object descr = py::module_::import("numpy").attr("dtype")(v.obj);
+            if (!descr.attr("isnative").cast<bool>())
+            {
+                // Its name is the native type's ("float32" for ">f4"): the
+                // graph would give the native byte order.
+                fail("dtype argument of non-native byte order", node);
+            }
+            name = py::str(descr.attr("name"));
         }
         catch (py::error_already_set& e)
         {

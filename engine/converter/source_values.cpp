@@ -73,8 +73,10 @@ namespace specula::engine::converter
             v.k = cval::kind::constant;
             return v;
         }
+        // A dtype by identity, not type: ">f4" and "<f4" share numpy.dtype[float32].
         if (PyModule_CheckExact(object) || PyFunction_Check(object) || PyCFunction_Check(object) ||
-            PyType_Check(object) || !m_whitelist.name_of(object).empty())
+            PyType_Check(object) || PyArray_DescrCheck(object) ||
+            !m_whitelist.name_of(object).empty())
         {
             m_spec->guards.add(make_identity_guard(src, object, path));
         }

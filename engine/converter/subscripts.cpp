@@ -6,6 +6,27 @@
 
 namespace specula::engine::converter
 {
+    namespace
+    {
+        // Whether a dict holds a key of a class written in Python: looking
+        // up a key of equal hash runs its __eq__, once in CPython's lookup,
+        // so the converter's own lookup (and its guards') must not.
+        bool has_python_class_key(PyObject* dict)
+        {
+            Py_ssize_t pos = 0;
+            PyObject* key = nullptr;   // borrowed
+            PyObject* value = nullptr; // borrowed
+            while (PyDict_Next(dict, &pos, &key, &value))
+            {
+                if (PyType_HasFeature(Py_TYPE(key), Py_TPFLAGS_HEAPTYPE))
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+    } // namespace
+
     // An item of a list/tuple/dict source, read through an item source so the
     // guards re-read it at every call (arg -> item 0 -> item 1).
     cval converter::read_item(const cval& container, const py::object& key, py::handle node)
@@ -24,6 +45,12 @@ namespace specula::engine::converter
         if (written_item(container, key, int_expr_of(as_key), node, written))
         {
             return written;
+        }
+        if (PyDict_CheckExact(c) && has_python_class_key(c))
+        {
+            fail("item of a dict holding a key of a Python class (its __eq__ would run in the "
+                 "engine's lookup)",
+                 node);
         }
         source s{source_kind::item, container.src, 0, key, path};
         if (!PyDict_CheckExact(c))

@@ -43,10 +43,16 @@ are exactly those of the engine-off run.
                                    warnings, FloatingPointError and IndexError stay)
 31 descriptors arriving late       late_descriptor.py (a property / Python __get__ added to the
                                    class: the getter's effects once, its interrupt kept)
-32 interrupts in user code the     interrupt_in_key_eq.py (a dict key's __eq__ run by the
-   engine's lookups run            converter's and the guards' lookups: the interrupt kept)
-33 user code run by a conversion   print_formatter.py (a NumPy print formatter counting its
-                                   calls while f-strings print arrays: none extra)
+32 interrupts in user code the     interrupt_in_key_eq.py (a dict key arriving after compilation:
+   engine's lookups run            its __eq__ run by the guards' lookups, the interrupt kept)
+33 user code run by a conversion   print_formatter.py (a NumPy print formatter, then a string
+                                   function, counting their calls while f-strings print
+                                   arrays: none extra)
+34 user hooks a conversion would  conversion_hooks.py (a metaclass __instancecheck__ arriving
+   answer or run                   late, a __class__ property, a .dtype property: every call;
+                                   a dict key's __eq__: none extra)
+35 dtype arguments baked in by    dtype_byte_order.py (">f4" after "<f4": one type, one name)
+   type or name
 """
 
 import pytest
@@ -87,6 +93,8 @@ FOOTGUNS = {
     "descriptors arriving late": "late_descriptor.py",
     "interrupts in user code the engine's lookups run": "interrupt_in_key_eq.py",
     "user code run by a conversion": "print_formatter.py",
+    "user hooks a conversion would answer or run": "conversion_hooks.py",
+    "dtype arguments baked in by type or name": "dtype_byte_order.py",
 }
 PROGRAMS = {p.name.split("/")[-1]: p for p in harness.programs("divergence")}
 INTERRUPT_ROUNDS = "100"

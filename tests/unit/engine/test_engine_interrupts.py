@@ -174,7 +174,7 @@ EXPLAIN_PROGRAM = """
         pass
 
     def f(x):
-        if isinstance(x, Thing):  # reads Thing: an identity guard
+        if x is Thing:  # reads Thing: an identity guard
             return x
         return x * 2.0
 

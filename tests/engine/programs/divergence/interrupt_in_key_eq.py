@@ -1,7 +1,8 @@
-# Footgun: user code inside the engine's own lookups — a dict holds a user key whose
-# hash equals the int key the compiled function reads (`table[3]`), so every lookup of
-# 3 runs the key's __eq__: CPython's lookup in the function, and the engine's when it
-# reads the item at conversion or when its guards read it before a graph run. The
+# Footgun: user code inside the engine's own lookups — after the functions compiled,
+# the dicts they read are replaced by ones that hold a user key whose hash equals the
+# int key the compiled function reads (`table[3]`), so every lookup of 3 runs the
+# key's __eq__: CPython's lookup in the function, and the engine's when its guards
+# read the item before a graph run (a conversion refuses such a dict). The
 # user's Ctrl-C arrives while that __eq__ runs (one SIGINT, handled once). An engine
 # that cleared the error of its own lookup would lose the interrupt: the function
 # would return normally where CPython raised KeyboardInterrupt. The lookup is the
@@ -30,8 +31,8 @@ class Key:
         return self is other
 
 
-table = {Key(): "the user's key", 3: np.arange(4.0)}
-steps = {Key(): "the user's key", 3: 0.5}
+table = {3: np.arange(4.0)}
+steps = {3: 0.5}
 
 
 def scaled(x):
@@ -53,6 +54,8 @@ for i in range(24):
     call(f"plain{i}", scaled, x)
     call(f"totals{i}", totals, xs)
 
+table = {Key(): "the user's key", 3: np.arange(4.0)}
+steps = {Key(): "the user's key", 3: 0.5}
 interrupted = []
 shapes = [(4,), (4,), (2, 4), (2, 4), (3, 4), (4,), (5, 4), (4,)]
 for i, shape in enumerate(shapes):

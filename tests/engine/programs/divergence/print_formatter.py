@@ -5,8 +5,9 @@
 # per conversion, and that extra call would be seen (the count, or any other
 # effect of the formatter). The formatter is set after the function compiled,
 # then the argument's shape changes (a guard miss: converted again while the
-# formatter is set), then a second formatter replaces it.
-# expect: compiled report_step
+# formatter is set), then a second formatter replaces it, then the array's
+# str() itself is a user function (np.set_string_function).
+# expect: compiled report_step, describe
 import numpy as np
 from _probe import snapshot, call
 
@@ -24,9 +25,15 @@ def report_step(w, step):
     return w
 
 
+def describe(v):
+    print(f"v={v}")
+    return v * 1.0
+
+
 w = np.arange(3.0)
 for step in range(10):
     w = call(f"step{step}", report_step, w, step)
+    call(f"describe{step}", describe, w)
 
 np.set_printoptions(formatter={"float": counting})
 for step in range(10, 16):
@@ -42,4 +49,15 @@ np.set_printoptions(formatter={"float": lambda x: (formatted.append(-1.0), f"[{x
 for step in range(22, 26):
     w = call(f"step{step}", report_step, w, step)
 np.set_printoptions(formatter=None)
-snapshot("formatted in all", len(formatted))
+snapshot("formatted with print options", len(formatted))
+
+# An array's str() replaced altogether (np.set_string_function): called once per
+# array printed, and never on a sample array of the converter's. describe()
+# compiled before; a new shape converts it again.
+np.set_string_function(lambda a: (formatted.append(a.shape), "<array>")[1], repr=False)
+for i in range(4):
+    call(f"described{i}", describe, np.arange(3.0))
+for i in range(4):
+    call(f"reshaped{i}", describe, np.arange(5.0))
+np.set_string_function(None, repr=False)
+snapshot("formatted in all", list(formatted[-10:]))
