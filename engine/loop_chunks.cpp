@@ -145,18 +145,6 @@ namespace specula::engine
             return writer->write_back(py::tuple(items).ptr(), broke);
         }
 
-        // After bound_value: the globals may hold a user key whose hash equals
-        // a name's, and its __eq__ ran; the user's interrupt raised there is
-        // thrown on (raised at the loop's marker: at_python_boundary), any
-        // other error reads as unbound (py_errors.hpp).
-        void throw_if_interrupted()
-        {
-            if (clear_error_unless_interrupt())
-            {
-                throw py::error_already_set();
-            }
-        }
-
         // The value a target name holds now (borrowed; null when unbound).
         PyObject* bound_value(const region_record& rec, PyObject* globals, PyObject* const* locals,
                               const std::string& name)
@@ -187,7 +175,10 @@ namespace specula::engine
                 {
                     bound.push_back(bound_value(rec, globals, locals, name));
                 }
-                throw_if_interrupted();
+                // The globals may hold a user key hashing like a name: its
+                // __eq__ ran, and an interrupt there is the user's (raised at
+                // the marker); any other error reads as unbound.
+                clear_error_or_throw_interrupt();
                 value = 0;
                 return loop_sequences::position(cur, bound, remaining);
             }
@@ -200,7 +191,8 @@ namespace specula::engine
             remaining = left;
             value = cur.start + (cur.len - remaining - 1) * cur.step;
             PyObject* bound = bound_value(rec, globals, locals, rec.chunk.target); // borrowed
-            throw_if_interrupted();
+            // As above: an interrupt in a key's __eq__ is the user's.
+            clear_error_or_throw_interrupt();
             if (bound == nullptr || !PyLong_CheckExact(bound))
             {
                 return false;

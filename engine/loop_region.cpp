@@ -96,10 +96,7 @@ namespace specula::engine
                     // A failed cast, or a loop in a function entered
                     // without a frame: this loop stays in CPython (unless
                     // the user's interrupt is pending: raised at the marker).
-                    if (clear_error_unless_interrupt())
-                    {
-                        throw py::error_already_set();
-                    }
+                    clear_error_or_throw_interrupt();
                     st.unavailable = true;
                 }
             }
@@ -549,12 +546,9 @@ namespace specula::engine
             {
                 value = PyDict_GetItemWithError(frame.builtins, key.ptr()); // borrowed
             }
-            if (clear_error_unless_interrupt())
-            {
-                // Raised in a user key's __eq__ in the globals: enter_region
-                // raises it.
-                throw py::error_already_set();
-            }
+            // An interrupt raised in a user key's __eq__ in the globals:
+            // enter_region raises it.
+            clear_error_or_throw_interrupt();
             rec.prof.observe(global_path(name), value);
         }
         for (const std::string& path : rec.loop_targets)

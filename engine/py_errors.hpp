@@ -8,6 +8,7 @@
 #pragma once
 
 #include <Python.h>
+#include <pybind11/pybind11.h>
 
 namespace specula::engine
 {
@@ -27,6 +28,17 @@ namespace specula::engine
         }
         PyErr_Clear();
         return false;
+    }
+
+    // The same, for C++ code that unwinds to where the engine was entered
+    // (enter_region, the loop markers' boundary): an Exception is cleared,
+    // the user's interrupt is thrown on as py::error_already_set.
+    inline void clear_error_or_throw_interrupt()
+    {
+        if (clear_error_unless_interrupt())
+        {
+            throw pybind11::error_already_set();
+        }
     }
 
     // Whether an error the engine must raise rather than swallow is pending.

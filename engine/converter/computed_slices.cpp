@@ -195,8 +195,7 @@ namespace specula::engine::converter
     // before every run from the counter's value, and the graph reads it as a
     // zero-copy input. Inside a chunk the rows are read by the graph (the
     // view would be the first iteration's), as every other index is.
-    bool converter::read_computed_row(const cval& container, py::handle index, py::handle node,
-                                      cval& out)
+    bool converter::read_computed_row(const cval& container, py::handle index, cval& out)
     {
         // Cell loops only: an index out of range fails the source's guard,
         // which CPython's IndexError then ends at once; a function called

@@ -21,10 +21,7 @@ namespace specula::engine::converter
                  o == Py_None || PyFloat_CheckExact(o) || PyTuple_CheckExact(o));
             if (simple && PyObject_Hash(o) == -1)
             {
-                if (clear_error_unless_interrupt())
-                {
-                    throw py::error_already_set();
-                }
+                clear_error_or_throw_interrupt();
                 return false;
             }
             return simple;
@@ -55,10 +52,7 @@ namespace specula::engine::converter
                 int eq = PyObject_RichCompareBool(d.keys[i].ptr(), key.ptr(), Py_EQ);
                 if (eq < 0)
                 {
-                    if (clear_error_unless_interrupt())
-                    {
-                        throw py::error_already_set();
-                    }
+                    clear_error_or_throw_interrupt();
                     return -2;
                 }
                 if (eq == 1)

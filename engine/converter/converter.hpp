@@ -543,7 +543,7 @@ namespace specula::engine::converter
         PyObject* seen_source(int src, owned_refs& owned);
         bool read_computed_slice(const cval& container, py::handle index, py::handle node,
                                  cval& out);
-        bool read_computed_row(const cval& container, py::handle index, py::handle node, cval& out);
+        bool read_computed_row(const cval& container, py::handle index, cval& out);
         // The outcome of an `if` on a relaxed int in a loop region, decided
         // under a guard (`known` false when it is not such a branch).
         bool counter_branch(const cval& test, bool& known);

@@ -125,10 +125,7 @@ namespace specula::engine::converter
             item = PyDict_GetItemWithError(c, py::int_(i).ptr());
             if (item == nullptr)
             {
-                if (clear_error_unless_interrupt())
-                {
-                    throw py::error_already_set();
-                }
+                clear_error_or_throw_interrupt();
                 fail("dict key missing (CPython raises the KeyError)", node);
             }
         }

@@ -36,10 +36,7 @@ namespace specula::engine::converter
             if (PyObject_Hash(key) == -1)
             {
                 // A tuple with an unhashable item: refused, CPython raises.
-                if (clear_error_unless_interrupt())
-                {
-                    throw py::error_already_set();
-                }
+                clear_error_or_throw_interrupt();
                 return false;
             }
             return true;
@@ -168,10 +165,7 @@ namespace specula::engine::converter
             int eq = PyObject_RichCompareBool(w.key.ptr(), key.ptr(), Py_EQ);
             if (eq < 0)
             {
-                if (clear_error_unless_interrupt())
-                {
-                    throw py::error_already_set();
-                }
+                clear_error_or_throw_interrupt();
                 fail("dict key comparison raising", node);
             }
             return eq == 1;

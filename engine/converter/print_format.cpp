@@ -59,10 +59,7 @@ namespace specula::engine::converter
             PyObject* text = c ? PyObject_Format(c.ptr(), spec.ptr()) : nullptr; // new reference
             if (text == nullptr)
             {
-                if (clear_error_unless_interrupt())
-                {
-                    throw py::error_already_set();
-                }
+                clear_error_or_throw_interrupt();
                 return false;
             }
             Py_DECREF(text);

@@ -225,10 +225,7 @@ namespace specula::engine::converter
         PyObject* item = PyDict_GetItemWithError(d, key.obj.ptr()); // borrowed
         if (item == nullptr)
         {
-            if (clear_error_unless_interrupt())
-            {
-                throw py::error_already_set();
-            }
+            clear_error_or_throw_interrupt();
             fail("dict key missing (CPython raises the KeyError)", node);
         }
         std::string path =

@@ -127,7 +127,7 @@ namespace specula::engine::converter
             return dict_get(container, visit_expr(index), node);
         }
         cval sliced;
-        if (read_computed_row(container, index, node, sliced))
+        if (read_computed_row(container, index, sliced))
         {
             return sliced;
         }
