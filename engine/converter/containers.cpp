@@ -195,12 +195,9 @@ namespace specula::engine::converter
         {
             fail("len of this object", node);
         }
-        for (const effect_plan& e : m_spec->effects)
+        if (appended_in_this_run(c.src))
         {
-            if (e.k == effect_plan::kind::list_append && e.target == c.src)
-            {
-                fail("len of a list appended to in this call", node);
-            }
+            fail("len of a list appended to in this call", node);
         }
         // The length is specialised (guarded); the items are not read.
         if (m_length_guarded.insert(c.src).second)
@@ -296,6 +293,18 @@ namespace specula::engine::converter
         }
         seq = d;
         return true;
+    }
+
+    bool converter::appended_in_this_run(int src) const
+    {
+        for (const effect_plan& e : m_spec->effects)
+        {
+            if (e.k == effect_plan::kind::list_append && e.target == src)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     bool converter::dict_changed(const dict_entry& before, int dict) const

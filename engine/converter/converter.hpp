@@ -547,6 +547,9 @@ namespace specula::engine::converter
         // The outcome of an `if` on a relaxed int in a loop region, decided
         // under a guard (`known` false when it is not such a branch).
         bool counter_branch(const cval& test, bool& known);
+        // Whether this run appends to the list source `src` (a buffered
+        // append the object seen at conversion does not show yet).
+        bool appended_in_this_run(int src) const;
         // counter_logic.cpp: `and` / `or` from operand `next` on (after the
         // first non-constant one, `first`) and `not`, on such values
         bool counter_truth(const cval& v, ir::value_id& value, int_expr_ptr& expr, py::handle node);

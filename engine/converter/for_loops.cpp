@@ -46,13 +46,9 @@ namespace specula::engine::converter
         {
             fail("unpacking of this value", node);
         }
-        for (const effect_plan& e : m_spec->effects)
+        if (appended_in_this_run(seq.src))
         {
-            if (e.k == effect_plan::kind::list_append && e.target == seq.src)
-            {
-                // The buffered append is not visible in the object seen here.
-                fail("unpacking a list appended to in this call", node);
-            }
+            fail("unpacking a list appended to in this call", node);
         }
         const Py_ssize_t n = Py_SIZE(o);
         if (m_length_guarded.insert(seq.src).second)

@@ -67,13 +67,9 @@ namespace specula::engine::converter
             {
                 fail("list index that is not an int", target);
             }
-            for (const effect_plan& e : m_spec->effects)
+            if (appended_in_this_run(container.src)) // the guards see the length before it
             {
-                if (e.k == effect_plan::kind::list_append && e.target == container.src)
-                {
-                    // The guards see the length before the run.
-                    fail("a list item set after list.append in the same run", target);
-                }
+                fail("a list item set after list.append in the same run", target);
             }
             guard_list_index(container, index, "list assignment index out of range", target);
         }
