@@ -10,6 +10,7 @@
 
 #include "engine/engine_core.hpp"
 #include "engine/loop_chunks.hpp"
+#include "engine/loop_iterator.hpp"
 #include "engine/loop_locals.hpp"
 #include "engine/loop_records.hpp"
 #include "engine/py_errors.hpp"
@@ -324,18 +325,54 @@ namespace specula::engine
             return answer;
         }
 
+        // The marker's answer, where FOR_ITER already bound the target of an
+        // iteration whose body has not run (loop_iterator.hpp): the user's
+        // interrupt, raised by the engine with nothing of the iteration
+        // committed or pending as CPython is about to run the body (its
+        // call's signal check would raise it at once), is held by the loop's
+        // iterator and raised at the next FOR_ITER, after CPython ran the
+        // body. A `while` loop (no such iterator) raises it here: its test
+        // bound nothing. An answer after a commit stands (the state of whole
+        // iterations); a pending signal is then raised right after it.
+        PyObject* interrupt_at_iteration_end(long id, PyObject* answer, std::uint64_t commits)
+        {
+            if (answer == Py_False)
+            {
+                if (PyErr_CheckSignals() == 0)
+                {
+                    return answer;
+                }
+                Py_DECREF(answer);
+                answer = nullptr;
+            }
+            if (answer != nullptr || commits_started() != commits ||
+                !loop_iterator::hold_pending(id))
+            {
+                return answer;
+            }
+            Py_RETURN_FALSE;
+        }
+
         PyObject* loop_entry(PyObject*, PyObject* arg)
         {
-            return at_python_boundary([&] { return loop_entry_body(arg); },
-                                      [&](const std::string& why) -> PyObject*
-                                      {
-                                          loop_state* st = state_of(PyLong_AsLong(arg));
-                                          if (st != nullptr)
-                                          {
-                                              st->rec->r->record_internal_error(why);
-                                          }
-                                          Py_RETURN_FALSE;
-                                      });
+            const long id = PyLong_AsLong(arg);
+            if (id == -1 && PyErr_Occurred())
+            {
+                PyErr_Clear();
+            }
+            const std::uint64_t commits = commits_started();
+            PyObject* answer = at_python_boundary([&] { return loop_entry_body(arg); },
+                                                  [&](const std::string& why) -> PyObject*
+                                                  {
+                                                      loop_state* st =
+                                                          id >= 0 ? state_of(id) : nullptr;
+                                                      if (st != nullptr)
+                                                      {
+                                                          st->rec->r->record_internal_error(why);
+                                                      }
+                                                      Py_RETURN_FALSE;
+                                                  });
+            return interrupt_at_iteration_end(id, answer, commits);
         }
 
         // __specula_loop_live__(id), once per loop start: a new reference to
@@ -379,8 +416,9 @@ namespace specula::engine
         }
 
         // __specula_iter__(id, iterable), where a live `for` loop takes its
-        // iterator: iter(iterable) (a new reference, or NULL with CPython's
-        // exception), a range or sequences recorded for chunks.
+        // iterator: iter(iterable) in the wrapper that raises an interrupt
+        // the marker held (loop_iterator.hpp; a new reference, or NULL with
+        // CPython's exception), a range or sequences recorded for chunks.
         PyObject* loop_iter_body(PyObject* const* args, Py_ssize_t nargs)
         {
             if (nargs != 2)
@@ -397,7 +435,8 @@ namespace specula::engine
             loop_state* st = engine_core::instance().enabled() ? state_of(id) : nullptr;
             if (st == nullptr || st->rec->chunk.target.empty())
             {
-                return PyObject_GetIter(args[1]);
+                PyObject* it = PyObject_GetIter(args[1]);
+                return it != nullptr ? loop_iterator::wrap(id, it) : nullptr;
             }
             PyObject* it = loop_chunks::start(
                 st->cursor, args[1], std::max<std::size_t>(1, st->rec->chunk.parts.size()));
@@ -411,7 +450,8 @@ namespace specula::engine
                                    : std::string("iterates over a ") + Py_TYPE(args[1])->tp_name +
                                          ", not a range, list, tuple, enumerate, zip or array";
             }
-            return it;
+            // (The cursor keeps the loop's own iterator: chunks move it on.)
+            return it != nullptr ? loop_iterator::wrap(id, it) : nullptr;
         }
 
         PyObject* loop_iter(PyObject*, PyObject* const* args, Py_ssize_t nargs)

@@ -4,7 +4,7 @@ An IPython AST transformer turns every ``for``/``while`` loop at a cell's
 module level (and the loops nested in them) into::
 
     if __specula_loop_live__(7):            # once per loop start
-        for x in __specula_iter__(7, it):   # iter(it); a range, list, tuple, enumerate, zip, array is recorded
+        for x in __specula_iter__(7, it):   # iter(it), wrapped; a range, list, tuple, enumerate, zip, array is recorded
             if __specula_loops__[7] and __specula_loop__(7):   # the engine ran this iteration
                 if __specula_loop_broke__():    # ... or, in chunks, the next ones
                     break
@@ -27,10 +27,11 @@ body again while it holds; after the commit the marker's ``continue`` lets
 CPython evaluate the test once more (engine/while_chunks.cpp: the test must
 be free of effects). Other iterables run iteration by iteration.
 
-The marker for a loop over anything else is the same, without chunks:
+The marker for a loop over anything else, or with another target, is the
+same, without chunks:
 
     if __specula_loop_live__(7):
-        for x in it:
+        for x in __specula_iter__(7, it):
             if __specula_loops__[7] and __specula_loop__(7):   # the engine ran this iteration
                 if __specula_loop_broke__():    # ... and it took a ``break``
                     break
@@ -352,10 +353,12 @@ class loop_transformer(ast.NodeTransformer):
         loop_id = _register_loop(original, self._cell_number(), self.m_function)
         plain = _clone(node)
         node.body.insert(0, _marker(loop_id, node.body[0]))
-        if isinstance(node, ast.For) and _chunk_target(node.target):
+        if isinstance(node, ast.For):
             # The engine gets the iterator CPython's `for` holds, so a
             # chunk of iterations can move it on (never a committed
-            # iteration twice).
+            # iteration twice), and gives CPython a wrapper of it that
+            # raises an interrupt taken at a marker after the body ran
+            # (engine/loop_iterator.hpp: the target is already bound there).
             call = ast.Call(func=ast.Name(id=ITER, ctx=ast.Load()), args=[ast.Constant(value=loop_id), node.iter],
                             keywords=[])
             for part in (call, call.func, call.args[0]):
