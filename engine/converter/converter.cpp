@@ -186,6 +186,7 @@ namespace specula::engine::converter
             {
                 fail("np.empty_like array read before all of it was written", node);
             }
+            check_fresh(m_arrays[static_cast<size_t>(v.arr)], node);
             return m_arrays[static_cast<size_t>(v.arr)].value;
         }
         fail("a non-array value used as an array", node);
@@ -336,6 +337,7 @@ namespace specula::engine::converter
         {
             fail("np.empty_like array escaping before all of it was written", node);
         }
+        check_fresh(e, node);
         if (e.src >= 0)
         {
             p.k = value_plan::kind::source;

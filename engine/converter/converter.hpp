@@ -52,6 +52,13 @@ namespace specula::engine::converter
         // again this way at commit (escaping_views.cpp).
         std::string view_attr;
         py::object view_args;
+        // The view made again from view_of's value (a slice, transpose or
+        // reshape of it) after an in-place update of the memory they share
+        // (escaping_views.cpp, refresh_views). Null where NumPy may have
+        // copied instead (a reshape of a non-contiguous array): `stale` then
+        // names the update, and a later read of the entry is refused.
+        std::function<ir::value_id(ir::value_id)> remake;
+        std::string stale;
         bool escaped = false; // stored, printed or returned: no in-place after this
         // Escaped only into global name bindings (cell mode): the object committed is the
         // entry's final value and nothing sees it before the commit, so an in-place
@@ -393,6 +400,12 @@ namespace specula::engine::converter
         int fresh = -1;
         bool in_place = false; // updated in place through the name, never rebound
         int source = -1;       // an item carried by source: its source (chunk_items.cpp)
+        // The body names `orig` itself (the name is only updated in place):
+        // its other names, views and source see each trip's updates. The
+        // first such slot of an entry holds the entry's source while the
+        // body runs (`orig_src`; -1 in the others).
+        bool shares_object = false;
+        int orig_src = -1;
     };
 
     // One loop being built as an IR LOOP (loop_carried_names.cpp): what its
@@ -408,6 +421,9 @@ namespace specula::engine::converter
         size_t heap_writes = 0;
         std::vector<dict_entry> dicts;
         std::vector<ir::value_id> values; // every array entry's value before the loop
+        // Names the body binds by augmented assignment only (range and while
+        // loops): an array's object stays theirs (shares_object).
+        std::set<std::string> augmented_only;
     };
 
     class converter
@@ -476,6 +492,13 @@ namespace specula::engine::converter
         // escaping_views.cpp: the plan of a view of an input array made again
         // from the user's array at commit; false when a step is not replayable.
         bool input_view_plan(int arr, value_plan& out) const;
+        // escaping_views.cpp: a view of entry `of` that `remake` makes again
+        // from a new value of it; after `arr` took a new value in place, its
+        // views (and theirs) made again; a stale view refused where read.
+        cval new_view(ir::value_id v, surface s, int of,
+                      std::function<ir::value_id(ir::value_id)> remake);
+        void refresh_views(int arr, py::handle node);
+        void check_fresh(const array_entry& e, py::handle node) const;
         // name_bindings.cpp: plan_of for a value bound to a global name.
         value_plan plan_of_binding(const cval& v, py::handle node);
         int output_of(int arr);

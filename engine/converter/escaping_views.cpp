@@ -59,4 +59,63 @@ namespace specula::engine::converter
         out.items = {std::move(parent)};
         return true;
     }
+
+    // Views and in-place updates: a NumPy view shares its base's memory, so
+    // an in-place update of the base (`a += 1`, `a[0] = 5`, np.copyto, out=)
+    // changes every view of it, whatever names, lists or dicts hold them.
+    // Entries are the objects, so the views are the entries whose view_of
+    // chain reaches the written one: each is made again from its parent's
+    // new value, in creation order (a parent is older than its views). A view
+    // the converter cannot make again (NumPy may have copied instead) is
+    // marked stale; reading it afterwards is refused at the read.
+    cval converter::new_view(ir::value_id v, surface s, int of,
+                             std::function<ir::value_id(ir::value_id)> remake)
+    {
+        cval view = new_array(v, s, of);
+        m_arrays[static_cast<size_t>(view.arr)].remake = std::move(remake);
+        return view;
+    }
+
+    void converter::refresh_views(int arr, py::handle node)
+    {
+        std::set<int> changed{arr};
+        for (size_t i = static_cast<size_t>(arr) + 1; i < m_arrays.size(); ++i)
+        {
+            const int parent = m_arrays[i].view_of;
+            if (parent < 0 || changed.count(parent) == 0)
+            {
+                continue;
+            }
+            changed.insert(static_cast<int>(i));
+            const array_entry& p = m_arrays[static_cast<size_t>(parent)];
+            array_entry& e = m_arrays[i];
+            if (!p.stale.empty())
+            {
+                e.stale = p.stale;
+                continue;
+            }
+            if (!e.remake)
+            {
+                e.stale = "a reshape (NumPy may have copied it) of an array, read after an "
+                          "in-place update of the array";
+                continue;
+            }
+            const ir::value_id remade = e.remake(p.value);
+            if (remade == ir::no_id || type_of(remade) != type_of(e.value))
+            {
+                fail("a view of an array updated in place, made again (IR: " +
+                         m_builder->state().message() + ")",
+                     node);
+            }
+            e.value = remade;
+        }
+    }
+
+    void converter::check_fresh(const array_entry& e, py::handle node) const
+    {
+        if (!e.stale.empty())
+        {
+            fail(e.stale, node);
+        }
+    }
 } // namespace specula::engine::converter

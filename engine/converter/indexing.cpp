@@ -321,15 +321,17 @@ namespace specula::engine::converter
         case index_plan::kind::basic:
         {
             ir::value_id out = m_builder->slice(x, plan.items);
-            cval view = new_array(out, plan.element ? surface::np_scalar : surface::ndarray,
-                                  plan.element ? -1 : container.arr);
-            if (!plan.element)
+            if (plan.element)
             {
-                // Made again by NumPy if it escapes as a view of an input.
-                array_entry& e = m_arrays[static_cast<size_t>(view.arr)];
-                e.view_attr = "__getitem__";
-                e.view_args = py::make_tuple(basic_index_key(plan.items));
+                return new_array(out, surface::np_scalar); // a copy of the element
             }
+            cval view = new_view(out, surface::ndarray, container.arr,
+                                 [this, items = plan.items](ir::value_id base)
+                                 { return m_builder->slice(base, items); });
+            // Made again by NumPy if it escapes as a view of an input.
+            array_entry& e = m_arrays[static_cast<size_t>(view.arr)];
+            e.view_attr = "__getitem__";
+            e.view_args = py::make_tuple(basic_index_key(plan.items));
             return view;
         }
         case index_plan::kind::mask:

@@ -18,6 +18,40 @@
 
 namespace specula::engine::converter
 {
+    namespace
+    {
+        // Whether entry `i` is, or is a view of, an entry a slot shares.
+        bool follows_shared(const carried_loop& loop, const std::vector<array_entry>& arrays,
+                            int i)
+        {
+            for (int at = i; at >= 0; at = arrays[static_cast<size_t>(at)].view_of)
+            {
+                for (const carried_slot& s : loop.slots)
+                {
+                    if (s.shares_object && s.orig == at)
+                    {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+
+        // The first slot sharing entry `orig`: its argument is the entry's
+        // value at a trip's start.
+        const carried_slot* first_sharing(const carried_loop& loop, int orig)
+        {
+            for (const carried_slot& s : loop.slots)
+            {
+                if (s.shares_object && s.orig == orig)
+                {
+                    return &s;
+                }
+            }
+            return nullptr;
+        }
+    } // namespace
+
     // Splits the names a loop body binds: the ones carried (bound before the
     // loop, not the target, not a declared global) get a slot, the others
     // are the loop's own and must not be read outside it.
@@ -25,6 +59,7 @@ namespace specula::engine::converter
                                   const std::string& target, std::set<std::string>& loop_only,
                                   py::handle node)
     {
+        loop.augmented_only = augmented_only_names(node.attr("body"));
         for (const std::string& name : bound)
         {
             auto found = m_locals.find(name);
@@ -34,6 +69,28 @@ namespace specula::engine::converter
                 continue;
             }
             loop.slots.push_back(carry_value(loop, name, found->second, node));
+        }
+        // Which slots share their object's entry (bind_carried_args).
+        for (carried_slot& s : loop.slots)
+        {
+            if (s.orig >= 0 && loop.augmented_only.count(s.name) &&
+                m_arrays[static_cast<size_t>(s.orig)].surf == surface::ndarray &&
+                m_arrays[static_cast<size_t>(s.orig)].view_of < 0)
+            {
+                s.shares_object = true;
+            }
+        }
+        for (const carried_slot& s : loop.slots)
+        {
+            if (!s.shares_object && s.orig >= 0 && follows_shared(loop, m_arrays, s.orig))
+            {
+                // On the first trip the name is that object and sees the
+                // updates; from the second on it names its own value.
+                fail("local " + s.name + ", rebound in " + loop.what +
+                         ", names an array (or a view of one) the loop updates in place through "
+                         "another name",
+                     binding_statement(node.attr("body"), s.name));
+            }
         }
     }
 
@@ -83,6 +140,7 @@ namespace specula::engine::converter
                  node);
         }
         const array_entry& e = m_arrays[static_cast<size_t>(v.arr)];
+        check_fresh(e, node);
         if (e.surf == surface::py_int &&
             (!loop.python_ints || e.int_lo < relaxed_int_lo || e.int_hi > relaxed_int_hi))
         {
@@ -120,12 +178,42 @@ namespace specula::engine::converter
     // anywhere in the carried range. With `known_layouts` an argument is
     // laid out in memory as the value before the loop (carried_result checks
     // a trip keeps that order); otherwise nothing is known of its order.
+    //
+    // A name the body only updates in place names its object on every trip:
+    // the slot shares the object's entry, whose value is the argument while
+    // the body runs, so every other holder of that object (another name,
+    // `x = b`; a list; its source read again) and its views (remade from the
+    // argument) see each trip's updates. Its source is held by the slot
+    // meanwhile: the user's array gets the loop's final value once, at
+    // close_carried_loop. A name the body rebinds keeps an entry of its own,
+    // which is exact unless its first trip's object is updated in place.
     void converter::bind_carried_args(carried_loop& loop, ir::region_id body)
     {
         for (size_t k = 0; k < loop.slots.size(); ++k)
         {
             carried_slot& s = loop.slots[k];
             s.arg = m_builder->arg(body, static_cast<int>(k + 1));
+            if (s.shares_object)
+            {
+                array_entry& e = m_arrays[static_cast<size_t>(s.orig)];
+                if (first_sharing(loop, s.orig) == &s)
+                {
+                    s.orig_src = e.src;
+                    e.src = -1;
+                    e.value = s.arg;
+                    refresh_views(s.orig, py::handle());
+                }
+                s.fresh = s.orig;
+                cval a;
+                a.k = cval::kind::array;
+                a.arr = s.orig;
+                m_locals[s.name] = a;
+                if (loop.known_layouts)
+                {
+                    m_layouts[s.arg] = layout_of(s.init);
+                }
+                continue;
+            }
             cval a = new_array(s.arg, s.surf);
             s.fresh = a.arr;
             m_arrays[static_cast<size_t>(a.arr)].int_lo = relaxed_int_lo;
@@ -157,7 +245,8 @@ namespace specula::engine::converter
         }
         for (size_t i = 0; i < loop.values.size(); ++i)
         {
-            if (m_arrays[i].value != loop.values[i])
+            if (m_arrays[i].value != loop.values[i] &&
+                !follows_shared(loop, m_arrays, static_cast<int>(i)))
             {
                 fail("in-place update of an array not carried by name inside " + loop.what, node);
             }
@@ -227,7 +316,8 @@ namespace specula::engine::converter
     {
         const cval& now = m_locals.at(s.name);
         const array_entry& fresh = m_arrays[static_cast<size_t>(s.fresh)];
-        const bool written = fresh.value != s.arg;
+        const bool written =
+            fresh.value != (s.shares_object ? first_sharing(loop, s.orig)->arg : s.arg);
         ir::value_id v = ir::no_id;
         if (now.k == cval::kind::array && now.arr == s.fresh)
         {
@@ -236,7 +326,7 @@ namespace specula::engine::converter
         }
         else
         {
-            if (written)
+            if (written || s.shares_object)
             {
                 fail("array " + s.name + " both updated in place and rebound in " + loop.what,
                      node);
@@ -311,13 +401,37 @@ namespace specula::engine::converter
     void converter::close_carried_loop(const carried_loop& loop,
                                        const std::vector<ir::value_id>& outs, py::handle node)
     {
+        // Shared entries and their views from before the loop are as they
+        // were before it again (their source given back), then updated once.
+        for (const carried_slot& s : loop.slots)
+        {
+            if (s.shares_object && first_sharing(loop, s.orig) == &s)
+            {
+                m_arrays[static_cast<size_t>(s.orig)].src = s.orig_src;
+            }
+        }
+        for (size_t i = 0; i < loop.values.size(); ++i)
+        {
+            if (follows_shared(loop, m_arrays, static_cast<int>(i)))
+            {
+                m_arrays[i].value = loop.values[i];
+            }
+        }
+        std::set<int> written;
         for (size_t k = 0; k < loop.slots.size(); ++k)
         {
             const carried_slot& s = loop.slots[k];
             if (s.in_place)
             {
-                write_array(s.orig, outs[k], node);
+                if (written.insert(s.orig).second)
+                {
+                    write_array(s.orig, outs[k], node);
+                }
                 continue;
+            }
+            if (s.shares_object)
+            {
+                continue; // never updated: the name keeps its object
             }
             cval v = new_array(outs[k], s.surf);
             m_arrays[static_cast<size_t>(v.arr)].int_lo = relaxed_int_lo;

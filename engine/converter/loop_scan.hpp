@@ -20,6 +20,10 @@ namespace specula::engine::converter
     // assignments, for targets), and how many statements it holds.
     void bound_names(py::handle statements, std::set<std::string>& names, int& size);
 
+    // The names a statement list binds by augmented assignment (`x += ...`)
+    // and in no other way.
+    std::set<std::string> augmented_only_names(py::handle statements);
+
     // The first statement of the list that binds `name` (where a refusal
     // about it points), else the first statement (null: an empty list).
     py::handle binding_statement(const py::list& statements, const std::string& name);

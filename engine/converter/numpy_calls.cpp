@@ -425,8 +425,9 @@ namespace specula::engine::converter
                 std::vector<int> perm;
                 for (int i = t.dims.rank() - 1; i >= 0; --i)
                     perm.push_back(i);
-                cval view = new_array(m_builder->transpose(x, perm), surface_of_rank(t.dims.rank()),
-                                      self.arr);
+                cval view = new_view(m_builder->transpose(x, perm), surface_of_rank(t.dims.rank()),
+                                     self.arr, [this, perm](ir::value_id base)
+                                     { return m_builder->transpose(base, perm); });
                 m_arrays[static_cast<size_t>(view.arr)].view_attr = "T";
                 return view;
             }
@@ -487,7 +488,14 @@ namespace specula::engine::converter
             ir::value_id out = m_builder->reshape(x, ir::shape::of(dims));
             if (out == ir::no_id)
                 fail("reshape that NumPy rejects", node);
-            return new_array(out, surface::ndarray, self.arr);
+            if (layout_of(x) != layout::contiguous)
+            {
+                // NumPy copies unless the strides allow a view: not made again.
+                return new_array(out, surface::ndarray, self.arr);
+            }
+            return new_view(out, surface::ndarray, self.arr,
+                            [this, shape = ir::shape::of(dims)](ir::value_id base)
+                            { return m_builder->reshape(base, shape); });
         }
         if (name == "transpose")
         {
@@ -506,7 +514,9 @@ namespace specula::engine::converter
                 for (auto a : shape_arg(axes_v, node))
                     perm.push_back(static_cast<int>(a));
             }
-            cval view = new_array(m_builder->transpose(x, perm), surface::ndarray, self.arr);
+            cval view = new_view(m_builder->transpose(x, perm), surface::ndarray, self.arr,
+                                 [this, perm](ir::value_id base)
+                                 { return m_builder->transpose(base, perm); });
             py::tuple axes(perm.size());
             for (size_t i = 0; i < perm.size(); ++i)
                 axes[i] = py::int_(perm[i]);

@@ -78,6 +78,45 @@ namespace specula::engine::converter
         }
     }
 
+    std::set<std::string> augmented_only_names(py::handle statements)
+    {
+        std::set<PyObject*> aug_targets;
+        std::set<std::string> augmented, other;
+        for (py::handle stmt : statements)
+        {
+            walk_scope(stmt,
+                       [&](py::handle n)
+                       {
+                           if (node_type(n) == "AugAssign" &&
+                               node_type(n.attr("target")) == "Name")
+                           {
+                               aug_targets.insert(n.attr("target").ptr());
+                           }
+                       });
+        }
+        for (py::handle stmt : statements)
+        {
+            walk_scope(stmt,
+                       [&](py::handle n)
+                       {
+                           if (node_type(n) == "Name" && node_type(n.attr("ctx")) != "Load")
+                           {
+                               (aug_targets.count(n.ptr()) ? augmented : other)
+                                   .insert(py::str(n.attr("id")));
+                           }
+                       });
+        }
+        std::set<std::string> out;
+        for (const std::string& name : augmented)
+        {
+            if (!other.count(name))
+            {
+                out.insert(name);
+            }
+        }
+        return out;
+    }
+
     py::handle binding_statement(const py::list& statements, const std::string& name)
     {
         for (py::handle stmt : statements)
@@ -259,7 +298,7 @@ namespace specula::engine::converter
         }
         for (const carried_slot& s : loop.slots)
         {
-            if (s.orig >= 0 && !s.in_place)
+            if (s.orig >= 0 && !s.in_place && !s.shares_object)
             {
                 // Without a trip the name keeps naming its object (maybe an
                 // input), not the loop's output.

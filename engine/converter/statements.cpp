@@ -232,6 +232,7 @@ namespace specula::engine::converter
         e.value = v;
         // Copied out: new_array() below grows m_arrays, which invalidates `e`.
         const int src = e.src;
+        refresh_views(arr, node); // its views see the update too
         if (src >= 0)
         {
             const source& written = m_spec->sources[src];

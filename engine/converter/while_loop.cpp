@@ -349,6 +349,7 @@ namespace specula::engine::converter
             if (kept[k])
             {
                 m_arrays[static_cast<size_t>(slots[k].fresh)].value = outs[k];
+                refresh_views(slots[k].fresh, stmt); // views made on one side
                 continue;
             }
             cval v = new_array(outs[k], slots[k].surf);
@@ -409,7 +410,7 @@ namespace specula::engine::converter
         }
         for (const carried_slot& s : loop.slots)
         {
-            if (s.surf == surface::ndarray && s.orig >= 0 && !s.in_place &&
+            if (s.surf == surface::ndarray && s.orig >= 0 && !s.in_place && !s.shares_object &&
                 identity_visible(s.orig, s.name))
             {
                 // Without a trip the name keeps naming its object, not the
