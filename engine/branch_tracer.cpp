@@ -331,4 +331,9 @@ namespace specula::engine::branch_tracer
         g_state = nullptr;
         PyErr_Restore(type, value, tb);
     }
+
+    bool owns(Py_tracefunc f)
+    {
+        return f == trace;
+    }
 } // namespace specula::engine::branch_tracer

@@ -21,4 +21,7 @@ namespace specula::engine::branch_tracer
     // Stops recording (after the CPython run, which may have raised: the
     // pending exception is kept).
     void end();
+    // Whether `f` is the tracer's own trace function (a profiling call being
+    // traced, not a debugger's).
+    bool owns(Py_tracefunc f);
 } // namespace specula::engine::branch_tracer

@@ -307,6 +307,7 @@ namespace specula::engine::chunk_steps
             return false;
         case run_outcome::numpy_raises:
         case run_outcome::failed:
+        case run_outcome::left_to_cpython:
             chunk_failed(rec, cur, k, rep.message.c_str());
             return false;
         }

@@ -402,6 +402,9 @@ namespace specula::engine
             case run_outcome::numpy_raises:
                 r.record_fallback("graph run: " + rep.message);
                 return frame_exit::run_default;
+            case run_outcome::left_to_cpython:
+                r.record_fallback(rep.message);
+                return frame_exit::run_default;
             case run_outcome::interrupted:
                 r.record_fallback("interrupted during a graph run");
                 return frame_exit::fail;

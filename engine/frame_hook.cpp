@@ -15,6 +15,7 @@
 
 #include "backends/thread_signals.hpp"
 #include "engine/frame_hook.hpp"
+#include "engine/thread_rules.hpp"
 
 namespace specula::engine::frame_hook
 {
@@ -32,7 +33,8 @@ namespace specula::engine::frame_hook
         bool g_installed = false;
         _PyFrameEvalFunction g_previous = nullptr;
         // The engine's own Python work (getsource, ast, commits) is never
-        // profiled or compiled.
+        // profiled or compiled; nor is another thread's code that runs while
+        // that work lets the GIL go (the engine is not re-entrant).
         bool g_in_engine = false;
 
         // Parking (see park_policy). Counts hook calls down to the end of a
@@ -237,7 +239,7 @@ namespace specula::engine::frame_hook
         {
             PyCodeObject* code = frame->f_code;
             if (throwflag != 0 || g_in_engine || frame->owner != FRAME_OWNED_BY_THREAD ||
-                (code->co_flags & generator_like_flags) != 0)
+                (code->co_flags & generator_like_flags) != 0 || thread_rules::observed(tstate))
             {
                 return run_default(tstate, frame, throwflag);
             }
@@ -269,9 +271,11 @@ namespace specula::engine::frame_hook
             frame_view view{reinterpret_cast<PyObject*>(frame->f_func), frame->f_globals,
                             frame->f_builtins, frame->localsplus, code};
             PyObject* result = nullptr;
-            g_in_engine = true;
-            frame_exit exit = g_callbacks.enter(slot, view, &result);
-            g_in_engine = false;
+            frame_exit exit = frame_exit::run_default;
+            {
+                busy_scope engine_work;
+                exit = g_callbacks.enter(slot, view, &result);
+            }
             switch (exit)
             {
             case frame_exit::run_compiled:
@@ -333,6 +337,21 @@ namespace specula::engine::frame_hook
         set_eval(false);
         g_installed = false;
         g_parked = false;
+    }
+
+    bool busy()
+    {
+        return g_in_engine;
+    }
+
+    busy_scope::busy_scope() : m_was(g_in_engine)
+    {
+        g_in_engine = true;
+    }
+
+    busy_scope::~busy_scope()
+    {
+        g_in_engine = m_was;
     }
 
     bool installed()

@@ -62,6 +62,23 @@ namespace specula::engine::frame_hook
     bool install(const callbacks& cb, park_policy policy = {});
     // Removes the hook for good (until the next install), parked or not.
     void uninstall();
+    // The engine is at work, on this thread or on another one that let the
+    // GIL go meanwhile (Python run by a conversion, a print at commit): code
+    // entered now stays in CPython and is not counted.
+    bool busy();
+    // Marks the engine at work for its lifetime (the frame hook's entries and
+    // the loop markers').
+    class busy_scope
+    {
+    public:
+        busy_scope();
+        ~busy_scope();
+        busy_scope(const busy_scope&) = delete;
+        busy_scope& operator=(const busy_scope&) = delete;
+
+    private:
+        bool m_was;
+    };
     // The engine is on: the hook is in CPython or parked.
     bool installed();
     // The hook is in CPython right now (not parked).

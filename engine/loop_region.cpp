@@ -16,6 +16,7 @@
 #include "engine/py_errors.hpp"
 #include "engine/runner.hpp"
 #include "engine/sources.hpp"
+#include "engine/thread_rules.hpp"
 #include "engine/while_chunks.hpp"
 
 namespace specula::engine
@@ -46,6 +47,15 @@ namespace specula::engine
         // reference; never released: code may run until the interpreter ends).
         PyObject* g_flags = nullptr;
         bool g_broke = false; // the last graph iteration took a `break`
+
+        // Loops the engine leaves to CPython at this moment (thread_rules.hpp):
+        // another thread's, a traced or profiled thread's, and any entered
+        // while the engine is at work.
+        bool cpython_runs_loops()
+        {
+            return frame_hook::busy() || !thread_rules::main_thread() ||
+                   thread_rules::observed(PyThreadState_Get());
+        }
 
         bool is_terminal(region_state s)
         {
@@ -310,12 +320,16 @@ namespace specula::engine
                 }
             }
             engine_core& core = engine_core::instance();
-            if (!core.enabled() || --r.m_slot.countdown >= 0)
+            if (!core.enabled() || cpython_runs_loops() || --r.m_slot.countdown >= 0)
             {
                 Py_RETURN_FALSE;
             }
-            PyObject* answer = st->in_function ? enter_in_function(id, *st->rec, st->cursor)
-                                               : enter_in_cell(id, *st->rec, st->cursor);
+            PyObject* answer = nullptr;
+            {
+                frame_hook::busy_scope engine_work;
+                answer = st->in_function ? enter_in_function(id, *st->rec, st->cursor)
+                                         : enter_in_cell(id, *st->rec, st->cursor);
+            }
             loop_chunks::after_iteration(st->cursor, answer == Py_True);
             if (answer == Py_False)
             {
@@ -388,7 +402,8 @@ namespace specula::engine
             }
             // Before the program imports NumPy nothing can compile: the loop
             // runs without an engine call per iteration.
-            loop_state* st = engine_core::instance().enabled() && engine_core::program_uses_numpy()
+            loop_state* st = engine_core::instance().enabled() &&
+                                     engine_core::program_uses_numpy() && !cpython_runs_loops()
                                  ? state_of(id)
                                  : nullptr;
             if (st == nullptr)
@@ -432,7 +447,8 @@ namespace specula::engine
                 PyErr_Clear();
                 return PyObject_GetIter(args[1]);
             }
-            loop_state* st = engine_core::instance().enabled() ? state_of(id) : nullptr;
+            loop_state* st =
+                engine_core::instance().enabled() && !cpython_runs_loops() ? state_of(id) : nullptr;
             if (st == nullptr || st->rec->chunk.target.empty())
             {
                 PyObject* it = PyObject_GetIter(args[1]);

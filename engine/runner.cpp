@@ -13,6 +13,7 @@
 #include "engine/numpy_api.hpp"
 #include "engine/run_inputs.hpp"
 #include "engine/sunk_stores.hpp"
+#include "engine/thread_rules.hpp"
 #include "engine/tree_commit.hpp"
 #include "engine/write_buffer.hpp"
 
@@ -331,6 +332,36 @@ namespace specula::engine
     namespace
     {
         std::uint64_t g_commits_started = 0;
+
+        // The cyclic GC paused from a run's first read to its commit's end:
+        // a collection there runs finalizers and weakref callbacks, Python
+        // code at whose bytecodes another thread could take the GIL between
+        // the graph's reads and the commit's writes.
+        class gc_paused
+        {
+        public:
+            gc_paused() : m_was(PyGC_Disable()) {}
+            ~gc_paused()
+            {
+                if (m_was != 0)
+                {
+                    PyGC_Enable();
+                }
+            }
+            gc_paused(const gc_paused&) = delete;
+            gc_paused& operator=(const gc_paused&) = delete;
+
+        private:
+            int m_was;
+        };
+
+        bool prints_at_commit(const specialisation& spec)
+        {
+            const auto is_print = [](const effect_plan& e)
+            { return e.k == effect_plan::kind::print; };
+            return std::any_of(spec.effects.begin(), spec.effects.end(), is_print) ||
+                   std::any_of(spec.trip_effects.begin(), spec.trip_effects.end(), is_print);
+        }
         std::uint64_t g_fail_at_commit = 0; // tests: the commit count that throws (0: none)
 
         // The run's last step, after every check: the held-back kernels
@@ -358,6 +389,14 @@ namespace specula::engine
                                   PyObject** result)
     {
         run_report report;
+        if (prints_at_commit(spec) && thread_rules::other_threads_alive())
+        {
+            report.outcome = run_outcome::left_to_cpython;
+            report.message = "left to CPython: it prints at commit while other Python threads "
+                             "run (they could change what it read before the print)";
+            return report;
+        }
+        gc_paused no_collection;
         run_scalars scalars;
         std::vector<backends::buffer> inputs;
         make_inputs(spec, values, scalars, inputs);

@@ -23,6 +23,9 @@ namespace specula::engine
         interrupted,  // KeyboardInterrupt pending: exception set, nothing committed
         failed,       // internal error (message), nothing committed, no exception set
         commit_error, // an effect failed while committing: exception set
+        // Not run: CPython runs the call (message says why), nothing to undo
+        // (thread_rules.hpp: prints at commit while other threads run).
+        left_to_cpython,
     };
 
     struct run_report

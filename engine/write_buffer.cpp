@@ -1,5 +1,6 @@
 #include "engine/write_buffer.hpp"
 
+#include "engine/array_assign.hpp"
 #include "engine/numpy_api.hpp"
 
 namespace specula::engine
@@ -47,14 +48,16 @@ namespace specula::engine
             switch (k)
             {
             case write_buffer::kind::set_global:
-            case write_buffer::kind::set_item:
                 return PyObject_SetItem(target.ptr(), key.ptr(), value.ptr());
+            case write_buffer::kind::set_item:
+                // A slice of a user's array is assigned with the GIL held.
+                return assign_item(target.ptr(), key.ptr(), value.ptr());
             case write_buffer::kind::set_attr:
                 return PyObject_SetAttr(target.ptr(), key.ptr(), value.ptr());
             case write_buffer::kind::array_write:
-                // Copies into the user's array (a view writes through to its base).
-                return PyArray_CopyInto(reinterpret_cast<PyArrayObject*>(target.ptr()),
-                                        reinterpret_cast<PyArrayObject*>(value.ptr()));
+                // Copies into the user's array (a view writes through to its
+                // base) with the GIL held (array_assign.hpp).
+                return assign_array(target.ptr(), value.ptr());
             case write_buffer::kind::list_append:
                 return PyList_Append(target.ptr(), value.ptr());
             case write_buffer::kind::print:
