@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "engine/sunk_stores.hpp"
+#include "ir/passes/dce.hpp"
 #include "ir/slice.hpp"
 
 namespace specula::engine
@@ -163,6 +164,12 @@ namespace specula::engine
         {
             return 0; // its node-attribute effect reads outputs outside the value plans
         }
+        // Views of an updated array are made again after the write
+        // (converter/escaping_views.cpp); one nothing reads is no read of the
+        // update. The same dead-code pass runs before the compile anyway.
+        ir::dce_options dce;
+        dce.keep_signalling = true;
+        ir::eliminate_dead_code(g, dce);
         const std::vector<int> uses = g.count_uses();
         int sunk = 0;
         for (effect_plan& e : spec.effects)
