@@ -84,7 +84,7 @@ namespace specula::engine::converter
         }
         // A row of the C-ordered stack, laid out as the list's own array
         // (the engine stacks C-contiguous items only).
-        m_layouts[row] = layout::contiguous;
+        note_layout(row, layout::contiguous);
         return new_array(row, surface::ndarray, items.arr);
     }
 } // namespace specula::engine::converter

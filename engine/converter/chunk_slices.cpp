@@ -191,7 +191,7 @@ namespace specula::engine::converter
             fail("slice computed from the target (IR: " + m_builder->state().message() + ")", node);
         }
         // NumPy's view of a C-contiguous array's rows is C-contiguous too.
-        m_layouts[got] = layout::contiguous;
+        note_layout(got, layout::contiguous);
         out = new_array(got, surface::ndarray, container.arr);
         m_chunk_checks.push_back(check);
         m_chunk_views[out.arr] = chunk_view{parent, start, stop};

@@ -509,6 +509,11 @@ namespace specula::engine::converter
 
         // layout.cpp
         layout layout_of(ir::value_id v);
+        // The order a converter step knows for `v` (not derivable from its node).
+        void note_layout(ir::value_id v, layout l);
+        // NumPy's order of a LOOP's outputs: its trips' fixed point.
+        void loop_layouts(const ir::node& loop);
+        std::vector<layout> trip_layouts(const ir::node& loop, const std::vector<layout>& assumed);
         void check_escape_layout(const array_entry& e, py::handle node);
         void check_reduction_order(ir::op code, ir::value_id v, py::handle node);
         bool strides_match(ir::value_id v);
@@ -925,6 +930,7 @@ namespace specula::engine::converter
         std::map<std::int64_t, int> m_symbol_of_size;
         std::map<ir::value_id, bool> m_input_contiguous; // graph input -> C_CONTIGUOUS
         std::map<ir::value_id, layout> m_layouts;        // memo of layout_of()
+        std::set<ir::value_id> m_layout_facts;           // m_layouts set by note_layout()
 
         // code_lists.cpp
         std::vector<code_list> m_lists;

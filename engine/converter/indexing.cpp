@@ -354,8 +354,8 @@ namespace specula::engine::converter
         {
             // NumPy's memory order: x[:, i] is a view with x's strides; x[:, idx]
             // puts the index's axes first in memory (not C order).
-            m_layouts[out] =
-                plan.scalar_ints && layout_of(x) != layout::other ? layout::c_like : layout::other;
+            note_layout(out, plan.scalar_ints && layout_of(x) != layout::other ? layout::c_like
+                                                                               : layout::other);
         }
         else if (!plan.scalar_ints && !element &&
                  type_of(out).dims.rank() > type_of(plan.flat).dims.rank())
@@ -363,7 +363,7 @@ namespace specula::engine::converter
             // x[idx] with axes left after the indexed ones: NumPy allocates the
             // result in C order whatever the order of idx or x (only without such
             // a subspace does the result follow the index's memory order).
-            m_layouts[out] = layout::contiguous;
+            note_layout(out, layout::contiguous);
         }
         // Python ints alone are basic indexing: NumPy gives a view of x.
         return new_array(out, element ? surface::np_scalar : surface::ndarray,

@@ -5,6 +5,7 @@
 // differ, the converter refuses: transparency outranks coverage.
 #include "engine/converter/converter.hpp"
 
+#include <algorithm>
 #include <tuple>
 
 namespace specula::engine::converter
@@ -113,6 +114,18 @@ namespace specula::engine::converter
         case ir::op::OUTER:
             result = layout::contiguous;
             break;
+        case ir::op::IF:
+            // NumPy's array is the one the side taken made: the worse order
+            // of the two (its inputs, the condition, say nothing).
+            result = layout::contiguous;
+            for (ir::region_id side : n.regions)
+            {
+                result = std::max(result, layout_of(p_graph->get_region(side).results[val.index]));
+            }
+            break;
+        case ir::op::LOOP:
+            loop_layouts(n);
+            return m_layouts.at(v);
         default:
         {
             // Elementwise, casts, reductions, joins, updates: NumPy's result
@@ -135,6 +148,85 @@ namespace specula::engine::converter
         }
         m_layouts[v] = result;
         return result;
+    }
+
+    void converter::note_layout(ir::value_id v, layout l)
+    {
+        m_layouts[v] = l;
+        m_layout_facts.insert(v);
+    }
+
+    void converter::loop_layouts(const ir::node& loop)
+    {
+        // A carried array leaves the loop as it came in (no trip) or as a
+        // trip made it from the previous one: NumPy's order is the fixed
+        // point of the trip from the initial values' orders.
+        const auto& a = loop.attr_as<ir::loop_attr>();
+        const size_t first = (a.has_trip_count ? 1 : 0) + (a.has_condition ? 1 : 0);
+        std::vector<layout> assumed;
+        for (size_t i = first; i < loop.inputs.size(); ++i)
+        {
+            assumed.push_back(layout_of(loop.inputs[i]));
+        }
+        for (bool stable = false; !stable;)
+        {
+            const std::vector<layout> got = trip_layouts(loop, assumed);
+            stable = true;
+            for (size_t i = 0; i < assumed.size(); ++i)
+            {
+                if (got[i] > assumed[i])
+                {
+                    assumed[i] = got[i]; // only worsens: at most two rounds a slot
+                    stable = false;
+                }
+            }
+        }
+        for (size_t i = 0; i < loop.outputs.size() && i < assumed.size(); ++i)
+        {
+            const ir::value_id out = loop.outputs[i];
+            m_layouts[out] = type_of(out).dims.rank() <= 1 ? layout::contiguous : assumed[i];
+        }
+    }
+
+    std::vector<layout> converter::trip_layouts(const ir::node& loop,
+                                                const std::vector<layout>& assumed)
+    {
+        // The body's orders were memoised while converting it, with its
+        // carried arguments unknown (or as their initial values): derive
+        // them again from `assumed`, keeping what converter steps noted
+        // (worse or equal under the conversion's assumptions) and what
+        // nested loops' arguments were given.
+        const ir::region_id body_id = loop.regions[0];
+        std::map<ir::value_id, layout> saved = m_layouts;
+        for (auto it = m_layouts.begin(); it != m_layouts.end();)
+        {
+            const ir::value& val = p_graph->get(it->first);
+            const bool derived = val.def != ir::no_id && m_layout_facts.count(it->first) == 0;
+            if (derived && val.region != ir::no_id &&
+                p_graph->is_ancestor_region(body_id, val.region))
+            {
+                it = m_layouts.erase(it);
+            }
+            else
+            {
+                ++it;
+            }
+        }
+        const ir::region& body = p_graph->get_region(body_id);
+        for (size_t i = 0; i < assumed.size() && i + 1 < body.args.size(); ++i)
+        {
+            m_layouts[body.args[i + 1]] = assumed[i];
+        }
+        const auto& a = loop.attr_as<ir::loop_attr>();
+        const size_t r0 = a.has_condition ? 1 : 0;
+        std::vector<layout> got;
+        for (size_t i = 0; i < assumed.size(); ++i)
+        {
+            got.push_back(r0 + i < body.results.size() ? layout_of(body.results[r0 + i])
+                                                       : layout::other);
+        }
+        m_layouts = std::move(saved);
+        return got;
     }
 
     void converter::check_escape_layout(const array_entry& e, py::handle node)
