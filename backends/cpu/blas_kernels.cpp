@@ -1,5 +1,5 @@
-// matmul / dot on float32 and float64 through OpenBLAS's cblas, making the
-// call NumPy 1.24 makes for the same operands and the same memory layout (so
+// matmul on float32 and float64 through OpenBLAS's cblas, making the call
+// NumPy 1.24 makes for the same operands and the same memory layout (so
 // results are bit-identical in the same process). The shape picks the family
 // at compile time: gemm (syrk for A @ A.T), gemv for matrix @ vector in
 // NumPy's order/transpose form, `0 + ?dot` for vector @ vector, and NumPy's
@@ -10,10 +10,7 @@
 //   dimension (so `A.T @ x` passes Trans, never a copy); syrk when both
 //   operands are the same memory seen transposed; any other layout runs
 //   NumPy's strided no-BLAS loop.
-// - np.dot (common/cblasfuncs.c): a matrix that is neither C- nor
-//   F-contiguous, or a vector with a non-positive stride, is copied first
-//   (reads_layout() answers false: the executor stages the copy), then the
-//   same flags. Length-1 "scalar" dims of np.dot are left unimplemented.
+// np.dot copies what BLAS can not read and has its own calls: dot_kernels.cpp.
 
 #include "backends/cpu/cpu_backend.hpp"
 
@@ -97,26 +94,13 @@ namespace specula::backends::cpu
         class blas_kernel final : public kernel
         {
         public:
-            blas_kernel(form f, bool dot_op, bool graph_syrk, int m, int n, int p)
-                : m_form(f), m_dot_op(dot_op), m_graph_syrk(graph_syrk), m_m(m), m_n(n), m_p(p)
+            blas_kernel(form f, bool graph_syrk, int m, int n, int p)
+                : m_form(f), m_graph_syrk(graph_syrk), m_m(m), m_n(n), m_p(p)
             {
             }
 
-            bool reads_layout(int, const buffer& b) const override
-            {
-                if (!m_dot_op)
-                {
-                    return true; // any layout: BLAS with flags or the strided loop
-                }
-                const auto item = static_cast<std::int64_t>(sizeof(T));
-                if (b.rank() == 1)
-                {
-                    return blas_stride(b.strides()[0], item) != 0;
-                }
-                // C- or F-contiguous (np.dot's dims here are all above 1).
-                const auto& s = b.strides();
-                return b.is_contiguous() || (s[0] == item && s[1] == b.shape()[0] * item);
-            }
+            // Any layout: BLAS with flags or the strided loop, never a copy.
+            bool reads_layout(int, const buffer&) const override { return true; }
 
         private:
             static constexpr std::int64_t item = static_cast<std::int64_t>(sizeof(T));
@@ -310,7 +294,6 @@ namespace specula::backends::cpu
             }
 
             form m_form;
-            bool m_dot_op;
             bool m_graph_syrk;
             int m_m, m_n, m_p;
         };
@@ -335,7 +318,11 @@ namespace specula::backends::cpu
     result<std::unique_ptr<kernel>> make_matmul_kernel(const ir::graph& g, const ir::node& n,
                                                        const kernel_context&)
     {
-        if (n.code != ir::op::MATMUL && n.code != ir::op::DOT)
+        if (n.code == ir::op::DOT)
+        {
+            return make_dot_kernel(g, n);
+        }
+        if (n.code != ir::op::MATMUL)
         {
             return status::unimplemented("not matmul");
         }
@@ -362,11 +349,6 @@ namespace specula::backends::cpu
             return status::unimplemented("BLAS path: empty or huge dims");
         }
         form f;
-        if (n.code == ir::op::DOT && (k == 1 || (!a_vec && m == 1) || (!b_vec && p == 1)))
-        {
-            // np.dot treats length-1 operands as scalars (axpy paths).
-            return status::unimplemented("np.dot with a length-1 dim");
-        }
         if (k == 1 && !(a_vec && b_vec))
         {
             f = form::noblas;
@@ -388,14 +370,12 @@ namespace specula::backends::cpu
             f = form::gemm;
         }
         const int mi = static_cast<int>(m), ki = static_cast<int>(k), pi = static_cast<int>(p);
-        const bool dot_op = n.code == ir::op::DOT;
         const bool graph_syrk =
             f == form::gemm && m == p && is_transpose_of(g, n.inputs[1], n.inputs[0]);
         if (t == ir::dtype::float64)
         {
-            return std::unique_ptr<kernel>(
-                new blas_kernel<double>(f, dot_op, graph_syrk, mi, ki, pi));
+            return std::unique_ptr<kernel>(new blas_kernel<double>(f, graph_syrk, mi, ki, pi));
         }
-        return std::unique_ptr<kernel>(new blas_kernel<float>(f, dot_op, graph_syrk, mi, ki, pi));
+        return std::unique_ptr<kernel>(new blas_kernel<float>(f, graph_syrk, mi, ki, pi));
     }
 } // namespace specula::backends::cpu

@@ -66,6 +66,9 @@ namespace specula::backends::cpu
                                                             const kernel_context& ctx);
     result<std::unique_ptr<kernel>> make_matmul_kernel(const ir::graph& g, const ir::node& n,
                                                        const kernel_context& ctx);
+    // np.dot as NumPy's cblas_matrixproduct runs it: dot_kernels.cpp (reached
+    // through make_matmul_kernel).
+    result<std::unique_ptr<kernel>> make_dot_kernel(const ir::graph& g, const ir::node& n);
     result<std::unique_ptr<kernel>> make_sum_kernel(const ir::graph& g, const ir::node& n,
                                                     const kernel_context& ctx);
     // Indexing (gather, masks and their updates): index_kernels.cpp.

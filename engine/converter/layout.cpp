@@ -321,6 +321,15 @@ namespace specula::engine::converter
     {
         const ir::shape da = type_of(a).dims;
         const ir::shape db = type_of(b).dims;
+        if (is_dot)
+        {
+            // np.dot is its own call (cblas_matrixproduct: copies of what BLAS
+            // can not read, then ?dot/gemv/gemm with its flags), never matmul's
+            // gufunc loop (no copy: a strided operand takes the no-BLAS loop).
+            // The backend reads the operands' strides, which must be NumPy's.
+            check_product_operands(a, b, node);
+            return m_builder->dot(a, b);
+        }
         auto is = [](const ir::dim& d, std::int64_t n) { return d.is_static() && d.size() == n; };
         auto vector_like = [&](const ir::shape& s, int outer_axis)
         { return s.rank() == 1 || (s.rank() == 2 && is(s[outer_axis], 1)); };
@@ -362,14 +371,7 @@ namespace specula::engine::converter
                      node);
             }
         }
-        // np.dot of two 2-D arrays equals np.matmul bit for bit, (k,1) columns
-        // and (1,1) "scalars" included (checked against NumPy + OpenBLAS over
-        // all shape classes); MATMUL has the backend's BLAS path for them.
-        if (!is_dot || (da.rank() == 2 && db.rank() == 2))
-        {
-            return m_builder->matmul(a, b);
-        }
-        return m_builder->dot(a, b);
+        return m_builder->matmul(a, b);
     }
 
     void converter::check_reduction_order(ir::op code, ir::value_id v, py::handle node)

@@ -1,7 +1,8 @@
 """NumPy's answers for the CPU backend's own cases, in gen_graph_oracle.py's
 program format: sizes that cross the blockwise evaluator's blocks, the
 two-lane threshold and NumPy's 8192-element summation chunks, and every BLAS
-form (gemm, syrk for A @ A.T, gemv both ways, dot). Deterministic seeds; run by
+form (gemm, syrk for A @ A.T, gemv both ways, dot), and np.dot against matmul
+on operands BLAS can not read as they are. Deterministic seeds; run by
 CMake at build time. argv: output path, path of tests/unit/backends.
 """
 
@@ -89,6 +90,55 @@ def blas(rng, dt):
     return p
 
 
+def slice_params(*steps):
+    # one range item per axis: kind 0, start 0, stop 0, step, no start, no stop
+    return [v for st in steps for v in (0, 0, 0, st, 0, 0)]
+
+
+def blas_layouts(rng, dt):
+    """np.dot against np.matmul on operands BLAS can not read as they are:
+    np.dot (cblas_matrixproduct) copies them in C order and calls gemm/gemv/
+    ?dot with its flags, matmul's loop reads them in place (its no-BLAS loop);
+    length-1 operands are np.dot's scalar paths (axpy, which skips a zero
+    scale: 0 * inf is 0; one element out is a bare product: -0.0 kept)."""
+    x = values(rng, dt, (23, 58), specials=False)
+    y = values(rng, dt, (19, 29), specials=False)
+    v = values(rng, dt, (58,), specials=False)
+    s = np.array([[-0.0]], dtype=dt)
+    z = np.array([[0.0]], dtype=dt)
+    r = values(rng, dt, (1, 5), specials=False)
+    r[0, 1] = np.inf
+    c = values(rng, dt, (4, 1), specials=False)
+    p = program(f"blas_layouts_{dt}", [x, y, v, s, z, r, c])
+    xs = p.step("slice", [0], slice_params(1, 2), lambda a: a[:, ::2])  # (23, 29)
+    yt = p.step("transpose", [1], [1, 0], np.transpose)  # (29, 19), F-ordered
+    for name, f in (("dot", np.dot), ("matmul", np.matmul)):
+        p.step(name, [xs, yt], [], f)
+        p.step(name, [yt, 1], [], f)  # one memory seen transposed: syrk
+    xt = p.step("transpose", [0], [1, 0], np.transpose)
+    p.step("dot", [xt, 0], [], np.dot)
+    p.step("dot", [0, xt], [], np.dot)
+    rows = p.step("slice", [0], slice_params(2, 1), lambda a: a[::2])  # (12, 58)
+    p.step("dot", [rows, 2], [], np.dot)  # gemv on a C copy
+    p.step("matmul", [rows, 2], [], np.matmul)  # gemv on the strided rows
+    back = p.step("slice", [2], slice_params(-1), lambda a: a[::-1])
+    p.step("dot", [rows, back], [], np.dot)  # a copy of the reversed vector
+    p.step("matmul", [rows, back], [], np.matmul)  # no-BLAS loop
+    p.step("dot", [back, back], [], np.dot)
+    p.step("dot", [back, xt], [], np.dot)
+    every = p.step("slice", [2], slice_params(3), lambda a: a[::3])  # (20,), stride 3
+    p.step("dot", [every, every], [], np.dot)  # ?dot with incx 3
+    for scalar in (3, 4):
+        p.step("dot", [scalar, 5], [], np.dot)
+        p.step("dot", [6, scalar], [], np.dot)
+        p.step("dot", [scalar, scalar], [], np.dot)
+        p.step("matmul", [scalar, 5], [], np.matmul)
+    rt = p.step("transpose", [5], [1, 0], np.transpose)  # (5, 1)
+    p.step("dot", [5, rt], [], np.dot)  # row . column: ?dot
+    p.step("dot", [6, 5], [], np.dot)  # (4,1) . (1,5): gemm, k = 1
+    return p
+
+
 def main():
     rng = np.random.default_rng(2024)
     progs = []
@@ -99,6 +149,7 @@ def main():
     for dt in ("float64", "float32"):
         progs.append(sums(rng, dt))
         progs.append(blas(rng, dt))
+        progs.append(blas_layouts(rng, dt))
     with open(sys.argv[1], "w") as out:
         count = sum(p.write(out) for p in progs)
     print(f"{count} programs")
