@@ -233,7 +233,11 @@ namespace specula::engine::converter
                 m_arrays[static_cast<size_t>(out.arr)].int_hi = m;
                 return out;
             }
-            return new_array(m_builder->unary(ir::op::ABS, e.value), e.surf);
+            // abs() of a 0-d array is NumPy's absolute ufunc: a NumPy scalar.
+            const surface surf = e.surf == surface::ndarray && type_of(e.value).dims.rank() == 0
+                                     ? surface::np_scalar
+                                     : e.surf;
+            return new_array(m_builder->unary(ir::op::ABS, e.value), surf);
         }
         if (name == "bool" && p.size() == 1 && p[0].k == cval::kind::array)
         {

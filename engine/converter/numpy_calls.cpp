@@ -102,9 +102,20 @@ namespace specula::engine::converter
             return std::nullopt;
         }
 
+        // A ufunc's or reduction's result: a NumPy scalar when 0-d.
         surface surface_of_rank(int rank)
         {
             return rank == 0 ? surface::np_scalar : surface::ndarray;
+        }
+
+        // What a method that keeps or reshapes the data of `e` hands out: an
+        // ndarray (a 0-d one for a 0-d array: `b.copy()`, `b.T`), except that a
+        // NumPy scalar's method gives a NumPy scalar again when the result is
+        // 0-d (`np.float64(x).astype(np.float32)`, `.copy()`, `.T`, `.reshape(())`).
+        surface method_surface(const array_entry& e, int rank)
+        {
+            return e.surf == surface::np_scalar && rank == 0 ? surface::np_scalar
+                                                             : surface::ndarray;
         }
     } // namespace
     namespace
@@ -296,7 +307,10 @@ namespace specula::engine::converter
                                                : m_builder->clip(vs[0], vs[1], vs[2]);
             if (out == ir::no_id)
                 fail("np." + name + " on these operands", node);
-            return with_out(new_array(out, surface_of_rank(type_of(out).dims.rank())), args, node);
+            // np.where is no ufunc: it hands out an array, a 0-d one too.
+            const surface surf =
+                name == "where" ? surface::ndarray : surface_of_rank(type_of(out).dims.rank());
+            return with_out(new_array(out, surf), args, node);
         }
         if (name == "dot" || name == "matmul" || name == "outer")
         {
@@ -342,14 +356,17 @@ namespace specula::engine::converter
                 fail("np." + name + " of a symbolic shape", node);
             ir::dtype elem =
                 args.keywords.count("dtype") ? dtype_arg(args.keywords.at("dtype"), node) : t.elem;
+            // An array even for a 0-d array or a NumPy scalar (np.zeros_like(s)).
             return new_array(name == "zeros_like" ? m_builder->zeros(t.dims, elem)
                                                   : m_builder->ones(t.dims, elem),
-                             surface_of_rank(t.dims.rank()));
+                             surface::ndarray);
         }
         if (name == "copy")
         {
-            cval x = arg(0);
-            return call_method(x, "copy", call_args{}, node);
+            cval out = call_method(arg(0), "copy", call_args{}, node);
+            // np.copy makes an array even of a NumPy scalar (np.copy(s)).
+            m_arrays[static_cast<size_t>(out.arr)].surf = surface::ndarray;
+            return out;
         }
         if (name == "reshape" || name == "transpose")
         {
@@ -425,8 +442,10 @@ namespace specula::engine::converter
                 std::vector<int> perm;
                 for (int i = t.dims.rank() - 1; i >= 0; --i)
                     perm.push_back(i);
-                cval view = new_view(m_builder->transpose(x, perm), surface_of_rank(t.dims.rank()),
-                                     self.arr, [this, perm](ir::value_id base)
+                if (method_surface(e, t.dims.rank()) == surface::np_scalar)
+                    return new_array(m_builder->transpose(x, perm), surface::np_scalar);
+                cval view = new_view(m_builder->transpose(x, perm), surface::ndarray, self.arr,
+                                     [this, perm](ir::value_id base)
                                      { return m_builder->transpose(base, perm); });
                 m_arrays[static_cast<size_t>(view.arr)].view_attr = "T";
                 return view;
@@ -485,9 +504,12 @@ namespace specula::engine::converter
                     fail("reshape that NumPy rejects", node);
                 dims[static_cast<size_t>(infer)] = *total / known;
             }
+            const surface surf = method_surface(e, static_cast<int>(dims.size()));
             ir::value_id out = m_builder->reshape(x, ir::shape::of(dims));
             if (out == ir::no_id)
                 fail("reshape that NumPy rejects", node);
+            if (surf == surface::np_scalar)
+                return new_array(out, surf); // a new scalar, no view
             if (layout_of(x) != layout::contiguous)
             {
                 // NumPy copies unless the strides allow a view: not made again.
@@ -514,6 +536,8 @@ namespace specula::engine::converter
                 for (auto a : shape_arg(axes_v, node))
                     perm.push_back(static_cast<int>(a));
             }
+            if (method_surface(e, t.dims.rank()) == surface::np_scalar)
+                return new_array(m_builder->transpose(x, perm), surface::np_scalar);
             cval view = new_view(m_builder->transpose(x, perm), surface::ndarray, self.arr,
                                  [this, perm](ir::value_id base)
                                  { return m_builder->transpose(base, perm); });
@@ -529,12 +553,13 @@ namespace specula::engine::converter
             if (args.positional.size() != 1 || !args.keywords.empty())
                 fail("astype with options", node);
             // astype copies even to the same dtype.
-            return new_array(m_builder->cast(x, dtype_arg(args.positional[0], node)),
-                             surface::ndarray);
+            const surface surf = method_surface(e, t.dims.rank());
+            return new_array(m_builder->cast(x, dtype_arg(args.positional[0], node)), surf);
         }
         if (name == "copy")
         {
-            return new_array(m_builder->cast(x, t.elem), surface_of_rank(t.dims.rank()));
+            const surface surf = method_surface(e, t.dims.rank());
+            return new_array(m_builder->cast(x, t.elem), surf);
         }
         if (name == "dot")
         {

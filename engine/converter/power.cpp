@@ -61,6 +61,8 @@ namespace specula::engine::converter
         }
         const ir::value_id x = value_of(a, node);
         const ir::dtype elem = type_of(x).elem;
+        // The power ufunc's result: a NumPy scalar for a 0-d array.
+        const surface surf = type_of(x).dims.rank() == 0 ? surface::np_scalar : surface::ndarray;
         if (ir::is_float(elem))
         {
             if (e == 2.0 || e == 0.5 || e == -1.0)
@@ -68,7 +70,7 @@ namespace specula::engine::converter
                 const ir::op code = e == 2.0   ? ir::op::SQUARE
                                     : e == 0.5 ? ir::op::SQRT
                                                : ir::op::RECIPROCAL;
-                return new_array(m_builder->unary(code, x), surface::ndarray);
+                return new_array(m_builder->unary(code, x), surf);
             }
             if (e == 1.0 || e == 0.0)
             {
@@ -86,7 +88,7 @@ namespace specula::engine::converter
         }
         if (!e_is_float)
         {
-            return new_array(m_builder->unary(ir::op::SQUARE, x), surface::ndarray);
+            return new_array(m_builder->unary(ir::op::SQUARE, x), surf);
         }
         if (in_place)
         {
@@ -94,6 +96,6 @@ namespace specula::engine::converter
         }
         // An integer array to a float power 2: NumPy casts to float64, then squares.
         return new_array(m_builder->unary(ir::op::SQUARE, m_builder->cast(x, ir::dtype::float64)),
-                         surface::ndarray);
+                         surf);
     }
 } // namespace specula::engine::converter

@@ -182,7 +182,11 @@ namespace specula::engine::converter
         ir::value_id in = hoisted_input({*elem, ir::shape(dims)}, path);
         m_input_contiguous[in] = PyArray_IS_C_CONTIGUOUS(a);
         m_spec->inputs.push_back({src, false});
-        cval v = new_array(in, PyArray_NDIM(a) == 0 ? surface::np_scalar : surface::ndarray);
+        // A 0-d array is an ndarray object, not a NumPy scalar: `b += 1` writes
+        // into it, returning it hands out the same object, and its integer
+        // arithmetic runs NumPy's array loops (wrapping, as the graph does).
+        // Only ufunc results and reductions of rank 0 are NumPy scalars.
+        cval v = new_array(in, surface::ndarray);
         m_arrays[static_cast<size_t>(v.arr)].src = src;
         m_array_of_source[src] = v.arr;
         m_seen_arrays[src] = py::reinterpret_borrow<py::object>(array);
