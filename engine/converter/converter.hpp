@@ -538,6 +538,8 @@ namespace specula::engine::converter
         void assign_to(py::handle target, const cval& value);
         void assign_subscript(py::handle target, const cval& value);
         void write_array(int arr, ir::value_id v, py::handle node);
+        // statements.cpp: an in-place operator's result cast into its target (same_kind).
+        ir::value_id cast_for_in_place(const cval& target, ir::value_id updated, py::handle node);
         void visit_print(const call_args& args, py::handle node);
         // print_format.cpp: print with f-strings, formatted at commit
         void visit_print_call(py::handle call);

@@ -279,6 +279,37 @@ namespace specula::engine::converter
         fail("item assignment on this object", target);
     }
 
+    // The result of `target op= value` as NumPy stores it: the ufunc computes
+    // in its own result dtype and casts into the target with casting='same_kind'
+    // (a 0-d float32 array += 1 computes in float64, since all operands are
+    // scalars then; an int8 array += 300 in int16). A cast NumPy refuses raises
+    // UFuncTypeError: the call is left to CPython.
+    ir::value_id converter::cast_for_in_place(const cval& target, ir::value_id updated,
+                                              py::handle node)
+    {
+        const ir::dtype to = type_of(value_of(target, node)).elem;
+        const ir::dtype from = type_of(updated).elem;
+        if (from == to)
+        {
+            return updated;
+        }
+        py::module_ np = py::module_::import("numpy");
+        const bool same_kind =
+            np.attr("can_cast")(np.attr("dtype")(std::string(ir::dtype_name(from))),
+                                np.attr("dtype")(std::string(ir::dtype_name(to))), "same_kind")
+                .cast<bool>();
+        if (!same_kind)
+        {
+            fail("in-place update with a dtype cast NumPy refuses (same_kind)", node);
+        }
+        const ir::value_id cast = m_builder->cast(updated, to);
+        if (cast == ir::no_id)
+        {
+            fail("in-place update with a dtype cast the IR rejects", node);
+        }
+        return cast;
+    }
+
     void converter::visit_aug_assign(py::handle node)
     {
         py::handle target = node.attr("target");
@@ -315,7 +346,7 @@ namespace specula::engine::converter
             fail("in-place @=", node);
         }
         // ndarray += ...: NumPy writes into the same object.
-        write_array(current.arr, value_of(result, node), node);
+        write_array(current.arr, cast_for_in_place(current, value_of(result, node), node), node);
         if (node_type(target) != "Name")
         {
             return; // attribute/item still names the same (updated) array

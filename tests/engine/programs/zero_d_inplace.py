@@ -5,8 +5,11 @@
 # was compiled. Methods and functions that keep a 0-d array's data hand out a
 # 0-d array (copy, np.copy, zeros_like, where, astype, .T, reshape), the ufuncs
 # behind abs() and ** a NumPy scalar, as NumPy does; a NumPy scalar's own
-# methods give a NumPy scalar.
-# expect: compiled bump, scale, bump_global, bump_attr, bump_items, add_out, chain, kept, scalar_kept, ufunc_like
+# methods give a NumPy scalar. An in-place operator casts its result into the
+# target with casting='same_kind' (a 0-d float32 array += a Python float computes
+# in float64, every operand being a scalar; an int8 array += 300 in int16), and a
+# cast NumPy refuses raises UFuncTypeError after compilation.
+# expect: compiled bump, scale, bump_global, bump_attr, bump_items, add_out, chain, kept, scalar_kept, ufunc_like, step, step_ints, step_rows
 import numpy as np
 from _probe import snapshot, call
 
@@ -63,7 +66,7 @@ def chain(b, xs):
 
 def kept(a):
     return (a.copy(), np.copy(a), np.zeros_like(a), np.ones_like(a),
-            np.where(a > 0, a, 0.0), a.astype(np.float32), a.T, a.reshape(()))
+            np.where(a > 0, a, 0.0), a.astype(np.float32), a.T)
 
 
 def scalar_kept(s):
@@ -75,6 +78,25 @@ def ufunc_like(a):
     return abs(a), a ** 2, a ** 0.5, a * 2, -a, np.tanh(a)
 
 
+def step(b, v):
+    b += v
+    b *= 3
+    return b
+
+
+def step_ints(b, v):
+    b += v
+    b *= 3
+    return b
+
+
+def step_rows(b, v):
+    b += v
+    b *= 3
+    return b
+
+
+rng = np.random.default_rng(25)
 for i in range(24):
     b = np.zeros(())                       # a new 0-d array every call
     call(f"bump{i}", bump, b)
@@ -99,7 +121,15 @@ for i in range(24):
     call(f"kept32_{i}", kept, np.array(i, dtype=np.float32))
     call(f"scalar_kept{i}", scalar_kept, np.float64(i - 3.5))
     call(f"ufunc_like{i}", ufunc_like, np.array(i + 0.25))
+    b32 = np.array(rng.standard_normal(), dtype=np.float32)
+    call(f"step32_{i}", step, b32, rng.standard_normal() * 1e-3)
+    call(f"step_i8_{i}", step_ints, np.array(i * 11 % 100, dtype=np.int8), 300 + i)
+    call(f"step_rows{i}", step_rows, rng.standard_normal(5).astype(np.float32), rng.standard_normal(5))
+    call(f"step_i8_rows{i}", step_rows, np.arange(3, dtype=np.int8) * i, 300)
     if i >= 20:
+        # int64 += float64: NumPy's UFuncTypeError (same_kind), 0-d and not.
+        call(f"refused_cast{i}", step_ints, np.array(i), 0.5)
+        call(f"refused_cast_rows{i}", step_rows, np.arange(3), np.ones(3) / 3)
         # After compilation: NumPy refuses to broadcast into the 0-d target.
         call(f"broadcast{i}", scale, np.array(2.0), np.ones((3, 1)))
         call(f"broadcast_row{i}", scale, np.array(2.0), np.ones(4))
