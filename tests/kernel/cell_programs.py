@@ -525,4 +525,18 @@ PROGRAMS = [
         "    r += 1.0\n"
         "print(M, r.base is M)",
     ], graphs=False),
+    # 0-d globals updated in place by a cell loop stay the same 0-d arrays
+    # (issue 25: they became NumPy scalars), float64, float32 and int64.
+    cell_program("zero_d_globals_in_place", [
+        SETUP + "acc = np.zeros(())\nacc32 = np.zeros((), dtype=np.float32)\n"
+        "count = np.array(0)\nxs = np.linspace(0, 1, 40)\nfirst = acc",
+        "for i in range(40):\n"
+        "    acc += xs[i]\n"
+        "    acc32 += 0.25\n"
+        "    count += 2\n"
+        "acc, acc32, count, type(acc), acc is first",
+        "for i in range(40):\n"
+        "    acc *= 0.99\n"
+        "print(repr(acc), repr(acc32), repr(count), acc is first)",
+    ]),
 ]
