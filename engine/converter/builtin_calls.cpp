@@ -233,6 +233,14 @@ namespace specula::engine::converter
                 m_arrays[static_cast<size_t>(out.arr)].int_hi = m;
                 return out;
             }
+            if (e.surf == surface::py_bool)
+            {
+                // abs(True) is the int 1: bool.__abs__ is int's.
+                cval out = new_array(m_builder->cast(e.value, ir::dtype::int64), surface::py_int);
+                m_arrays[static_cast<size_t>(out.arr)].int_lo = 0;
+                m_arrays[static_cast<size_t>(out.arr)].int_hi = 1;
+                return out;
+            }
             // abs() of a 0-d array is NumPy's absolute ufunc: a NumPy scalar.
             const surface surf = e.surf == surface::ndarray && type_of(e.value).dims.rank() == 0
                                      ? surface::np_scalar
