@@ -17,6 +17,8 @@
 #include <cblas.h>
 #include <climits>
 
+#include "backends/cpu/blas_calls.hpp"
+
 namespace specula::backends::cpu
 {
     namespace
@@ -28,25 +30,6 @@ namespace specula::backends::cpu
             gemv_vm, // (n,) or (1,n) @ (n,p)
             dot,     // vector @ vector
             noblas,  // contracted dim 1: acc = 0; acc += a*b
-        };
-
-        template <class T>
-        struct blas;
-        template <>
-        struct blas<double>
-        {
-            static constexpr auto gemm = cblas_dgemm;
-            static constexpr auto syrk = cblas_dsyrk;
-            static constexpr auto gemv = cblas_dgemv;
-            static constexpr auto dot = cblas_ddot;
-        };
-        template <>
-        struct blas<float>
-        {
-            static constexpr auto gemm = cblas_sgemm;
-            static constexpr auto syrk = cblas_ssyrk;
-            static constexpr auto gemv = cblas_sgemv;
-            static constexpr auto dot = cblas_sdot;
         };
 
         // One matmul operand as NumPy's loop sees it: byte strides of its

@@ -24,31 +24,12 @@
 #include <climits>
 #include <cstring>
 
+#include "backends/cpu/blas_calls.hpp"
+
 namespace specula::backends::cpu
 {
     namespace
     {
-        template <class T>
-        struct blas;
-        template <>
-        struct blas<double>
-        {
-            static constexpr auto gemm = cblas_dgemm;
-            static constexpr auto syrk = cblas_dsyrk;
-            static constexpr auto gemv = cblas_dgemv;
-            static constexpr auto dot = cblas_ddot;
-            static constexpr auto axpy = cblas_daxpy;
-        };
-        template <>
-        struct blas<float>
-        {
-            static constexpr auto gemm = cblas_sgemm;
-            static constexpr auto syrk = cblas_ssyrk;
-            static constexpr auto gemv = cblas_sgemv;
-            static constexpr auto dot = cblas_sdot;
-            static constexpr auto axpy = cblas_saxpy;
-        };
-
         // NumPy's _select_matrix_shape for ranks 1 and 2.
         enum class shape_class
         {
