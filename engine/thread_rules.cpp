@@ -6,7 +6,7 @@
 
 namespace specula::engine::thread_rules
 {
-    bool observed(const PyThreadState* ts)
+    bool traced_by_user(const PyThreadState* ts)
     {
         return ts->c_profilefunc != nullptr ||
                (ts->c_tracefunc != nullptr && !branch_tracer::owns(ts->c_tracefunc));

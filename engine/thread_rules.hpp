@@ -12,8 +12,13 @@ namespace specula::engine::thread_rules
     // is set on `ts` (sys.settrace, sys.setprofile, threading.settrace in a
     // thread started after it, a debugger, coverage, a line profiler): it must
     // see every call, line and return event of the code, which only CPython
-    // makes. No Python runs.
-    bool observed(const PyThreadState* ts);
+    // makes. No Python runs. Inline: the frame hook asks at every call, and
+    // neither function is set on almost every thread.
+    bool traced_by_user(const PyThreadState* ts);
+    inline bool observed(const PyThreadState* ts)
+    {
+        return (ts->c_profilefunc != nullptr || ts->c_tracefunc != nullptr) && traced_by_user(ts);
+    }
 
     // Whether this is the main thread. A loop region keeps one cursor per loop
     // (the iterator its chunks move on): only the main thread's loops enter
